@@ -1,0 +1,43 @@
+# kafka_dr.mm2: `make demo` runs the local lab, `make test` runs every test.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+PYTEST := $(BIN)/pytest
+
+.PHONY: setup lab lab-down demo test unit integration lint sanity bench clean
+
+setup:
+	@scripts/setup.sh
+
+lab: setup
+	ansible-playbook playbooks/lab.yml
+
+lab-down: setup
+	ansible-playbook playbooks/lab_down.yml
+
+demo: lab
+	@scripts/demo_summary.sh
+
+unit: setup
+	$(PYTEST) -q tests/unit
+
+integration: lab
+	$(PYTEST) -q tests/integration
+
+lint: setup
+	ansible-lint --offline --profile production -q
+
+# ansible-test needs the collection under ansible_collections/<namespace>/<name>.
+sanity: setup
+	scripts/sanity.sh
+
+test: unit lint sanity integration
+
+bench: lab
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf build .pytest_cache

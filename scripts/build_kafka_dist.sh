@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Assemble a Kafka distribution tarball (kafka_<scala>-<version>/libs/*.jar, the
+# layout of the Apache tgz) from Maven Central artifacts, cached across runs, with
+# a .sha512 beside it. The roles start Java directly, so this works like the real tgz.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kafka_version=${KAFKA_VERSION:-4.3.1}
+scala_version=${KAFKA_SCALA_VERSION:-2.13}
+log4j_version=${KAFKA_LOG4J_VERSION:-2.25.3}
+cache=${KAFKA_DR_CACHE:-$HOME/.cache/kafka-dr}
+name="kafka_${scala_version}-${kafka_version}"
+tarball="$cache/dist/$name.tgz"
+
+if [ -s "$tarball" ] && [ -s "$tarball.sha512" ] && \
+   (cd "$cache/dist" && sha512sum --quiet -c "$name.tgz.sha512" >/dev/null 2>&1); then
+  exit 0
+fi
+command -v mvn >/dev/null || "$here/apt_install.sh" maven
+mkdir -p "$cache/dist"
+work=$(mktemp -d "${TMPDIR:-/tmp}/kafka-dist.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+sed -e "s/@KAFKA_VERSION@/$kafka_version/g" -e "s/@SCALA_VERSION@/$scala_version/g" \
+    -e "s/@LOG4J_VERSION@/$log4j_version/g" "$here/kafka-dist/pom.xml.in" >"$work/pom.xml"
+echo "setup: assembling $name from Maven Central (once)"
+mkdir -p "$work/$name/libs" "$work/$name/config"
+mvn -q -B -f "$work/pom.xml" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$work/$name/libs" >"$work/mvn.log" 2>&1 || {
+  tail -n 40 "$work/mvn.log" >&2; exit 1; }
+printf 'Kafka %s (Scala %s) assembled from Maven Central artifacts.\n' \
+  "$kafka_version" "$scala_version" >"$work/$name/README.assembled"
+# Reproducible archive: fixed order, owner and mtime, so the checksum only moves with content.
+tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime='2020-01-01' \
+    -czf "$tarball.tmp" "$name"
+mv "$tarball.tmp" "$tarball"
+(cd "$cache/dist" && sha512sum "$name.tgz" >"$name.tgz.sha512")
+echo "setup: $tarball ($(du -h "$tarball" | cut -f1))"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One-command setup for `make demo` and `make test`: everything a fresh machine
+# lacks is installed, and a second run is quiet. Safe to rerun at any time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache=${KAFKA_DR_CACHE:-$HOME/.cache/kafka-dr}
+mkdir -p "$cache"
+
+# Debian packages: the docker engine, debootstrap for the base image, Java and
+# Maven for the Kafka and Spark artifacts, rsync for the sanity copy.
+scripts/apt_install.sh docker.io debootstrap openjdk-17-jre-headless maven rsync
+
+# Python venv with the pinned controller packages (reinstalled when the pins move).
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+pins=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$pins" ]; then
+  echo "setup: installing pinned Python packages"
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  echo "$pins" >.venv/.requirements.sha256
+fi
+
+# Collections: bundled by the pinned `ansible` package; a Galaxy install otherwise.
+if ! .venv/bin/ansible-galaxy collection list community.docker 2>/dev/null | grep -q community.docker; then
+  .venv/bin/ansible-galaxy collection install -r requirements.yml
+fi
+
+scripts/ensure_docker.sh
+scripts/build_base_image.sh
+scripts/build_kafka_dist.sh
+if [ -x scripts/fetch_spark_jars.sh ]; then
+  scripts/fetch_spark_jars.sh
+fi
