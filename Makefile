@@ -19,6 +19,7 @@ lab-down: setup
 	ansible-playbook playbooks/lab_down.yml
 
 demo: lab
+	ansible-playbook site.yml
 	@scripts/demo_summary.sh
 
 unit: setup

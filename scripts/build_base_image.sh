@@ -3,7 +3,7 @@
 # Java 17) from Debian packages with debootstrap, then `docker import` it.
 # There is no container registry to pull from, so the image is made here once.
 set -euo pipefail
-image=${KAFKA_DR_BASE_IMAGE:-kafka-dr/bookworm-systemd:1}
+image=${KAFKA_DR_BASE_IMAGE:-kafka-dr/bookworm-systemd:2}
 cache=${KAFKA_DR_CACHE:-$HOME/.cache/kafka-dr}
 
 mkdir -p "$cache"
@@ -11,7 +11,7 @@ if docker image inspect "$image" >/dev/null 2>&1; then
   exit 0
 fi
 scripts/apt_install.sh debootstrap
-packages=python3,systemd,systemd-sysv,sudo,procps,iproute2,ca-certificates,openjdk-17-jre-headless,netcat-openbsd
+packages=python3,python3-requests,systemd,systemd-sysv,sudo,procps,iproute2,ca-certificates,openjdk-17-jre-headless,netcat-openbsd
 rootfs=$(mktemp -d "${TMPDIR:-/tmp}/kafka-dr-rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT
 echo "setup: debootstrap bookworm into $rootfs (a few minutes, once)"

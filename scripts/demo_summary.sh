@@ -9,3 +9,11 @@ for broker in src-kafka-1 dst-kafka-1; do
   printf '%-12s cluster id %s\n' "$broker" "$cluster_id"
   printf '%-12s topics     %s\n' "" "${topics:-(none)}"
 done
+for worker in task-1-1 task-1-2; do
+  if docker inspect "$worker" >/dev/null 2>&1; then
+    info=$(docker exec "$worker" python3 -c \
+      'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8083/", timeout=10).read().decode())' \
+      2>/dev/null || echo "(not answering)")
+    printf '%-12s GET /      %s\n' "$worker" "$info"
+  fi
+done

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafka_dr.mm2 contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Render a mapping as a Java properties document (what Kafka reads)."""
 
 from __future__ import annotations

@@ -1,0 +1,179 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: connect_cluster_info
+short_description: Report the version, Kafka cluster and plugins of a Kafka Connect cluster
+version_added: 0.1.0
+description:
+  - Reads C(GET /) and C(GET /connector-plugins) from the first reachable worker, and checks each given URL
+    separately so the result shows which workers answer.
+  - Fails when no worker answers.
+author:
+  - kafka_dr.mm2 maintainers (!UNKNOWN)
+options:
+  all_plugins:
+    description:
+      - Also list converters, transformations, predicates and config providers, not only connectors
+        (Kafka 3.2 or later; older workers list connectors only).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - kafka_dr.mm2.connect
+attributes:
+  check_mode:
+    description: The module only reads, so it runs unchanged in check mode.
+    support: full
+  diff_mode:
+    description: Nothing changes, so there is no diff.
+    support: N/A
+  action_group:
+    description: Use C(group/kafka_dr.mm2.connect) in C(module_defaults) to set the connection options once.
+    support: full
+    membership:
+      - kafka_dr.mm2.connect
+seealso:
+  - module: kafka_dr.mm2.connector
+  - module: kafka_dr.mm2.connector_info
+'''
+
+EXAMPLES = r'''
+- name: Check the Connect workers and that the MirrorMaker 2 connectors are installed
+  kafka_dr.mm2.connect_cluster_info:
+    url:
+      - http://connect-1:8083
+      - http://connect-2:8083
+  register: connect
+
+- name: Every worker answers and MirrorSourceConnector is available
+  ansible.builtin.assert:
+    that:
+      - connect.urls | rejectattr('reachable') | list | length == 0
+      - "'org.apache.kafka.connect.mirror.MirrorSourceConnector' in connect.plugins | map(attribute='class')"
+'''
+
+RETURN = r'''
+version:
+  description: Version the answering worker reports.
+  returned: always
+  type: str
+  sample: 4.1.0
+kafka_version:
+  description: Apache Kafka major and minor version derived from RV(version) (Confluent Platform versions mapped).
+  returned: always
+  type: str
+  sample: "4.1"
+commit:
+  description: Commit id of the worker build.
+  returned: always
+  type: str
+  sample: 9a2d2d5e1ce8a8d7
+kafka_cluster_id:
+  description: Id of the Kafka cluster the Connect cluster stores its topics in.
+  returned: always
+  type: str
+  sample: Hn7oX2pqQnO0a0Wm1QxmCQ
+plugins:
+  description: Installed plugins.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    class:
+      description: Plugin class name.
+      type: str
+    type:
+      description: V(source), V(sink), or with O(all_plugins) also V(converter), V(transformation) and others.
+      type: str
+    version:
+      description: Plugin version.
+      type: str
+  sample: [{"class": "org.apache.kafka.connect.mirror.MirrorSourceConnector", "type": "source", "version": "4.1.0"}]
+url:
+  description: The worker URL that answered.
+  returned: always
+  type: str
+  sample: http://connect-1:8083
+urls:
+  description: Each given URL and whether it answered C(GET /).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    url:
+      description: The URL.
+      type: str
+    reachable:
+      description: Whether the worker answered without an HTTP error.
+      type: bool
+    status:
+      description: HTTP status, when there was an answer.
+      type: int
+    version:
+      description: Version the worker reports, when reachable.
+      type: str
+    error:
+      description: Why the worker is not reachable.
+      type: str
+  sample: [{"url": "http://connect-1:8083", "reachable": true, "status": 200, "version": "4.1.0"},
+           {"url": "http://connect-2:8083", "reachable": false, "error": "ConnectionError"}]
+'''
+
+from typing import Any, Dict, List
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec, fail_api
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import kafka_version
+
+
+def argument_spec() -> Dict[str, Dict[str, Any]]:
+    spec = connect_argument_spec()
+    spec.update(all_plugins={'type': 'bool', 'default': False})
+    return spec
+
+
+def plugin_entries(plugins: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    return [{'class': plugin.get('class'), 'type': plugin.get('type'), 'version': plugin.get('version')} for plugin in plugins]
+
+
+def collect(module: AnsibleModule, client: ConnectClient) -> Dict[str, Any]:
+    reachability = [client.probe(url) for url in client.urls]
+    # Skip the dead workers just found for the calls that follow.
+    for report in reachability:
+        if report['reachable']:
+            client.prefer(report['url'])
+            break
+    info = client.worker_info()
+    plugins = client.connector_plugins(connectors_only=not module.params['all_plugins'])
+    version = kafka_version(info.get('version'))
+    return {
+        'changed': False,
+        'version': info.get('version'),
+        'kafka_version': None if version is None else '%d.%d' % version,
+        'commit': info.get('commit'),
+        'kafka_cluster_id': info.get('kafka_cluster_id'),
+        'plugins': plugin_entries(plugins),
+        'url': client.answered_url,
+        'urls': reachability,
+    }
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    client = build_client(module)
+    try:
+        result = collect(module, client)
+    except ConnectApiError as exc:
+        fail_api(module, exc, 'reading the Kafka Connect cluster')
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

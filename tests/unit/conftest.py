@@ -1,0 +1,28 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Makes this checkout importable as ansible_collections.kafka_dr.mm2 for tests that run modules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+# tests/unit/conftest.py -> the collection root is two levels above this directory.
+COLLECTION_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope='session')
+def collection_root() -> Path:
+    return COLLECTION_ROOT
+
+
+@pytest.fixture(scope='session')
+def collections_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding ansible_collections/kafka_dr/mm2 -> this checkout (for PYTHONPATH)."""
+    base = tmp_path_factory.mktemp('collections')
+    namespace_dir = base / 'ansible_collections' / 'kafka_dr'
+    namespace_dir.mkdir(parents=True)
+    (namespace_dir / 'mm2').symlink_to(COLLECTION_ROOT, target_is_directory=True)
+    return base

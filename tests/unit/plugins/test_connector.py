@@ -1,0 +1,399 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kafka_dr.mm2.connector, run as a real module process against the fake Connect worker."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict
+
+import pytest
+
+SOURCE_CLASS = 'org.apache.kafka.connect.mirror.MirrorSourceConnector'
+BYTES = 'org.apache.kafka.connect.converters.ByteArrayConverter'
+SECRET_PASSWORD = 'hunter2-very-secret'
+JAAS_SECRET = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="mm2" password="%s";' % SECRET_PASSWORD
+PLACEHOLDER = '${file:/etc/kafka/secrets/mm2.properties:source.jaas}'
+TRACE = '\n'.join([
+    'org.apache.kafka.connect.errors.ConnectException: replication failed',
+    '\tat org.apache.kafka.connect.mirror.MirrorSourceTask.poll(MirrorSourceTask.java:140)',
+    '\tat org.apache.kafka.connect.runtime.AbstractWorkerSourceTask.poll(AbstractWorkerSourceTask.java:488)',
+    '\tat DEEP_FRAME_NOT_IN_SUMMARY',
+])
+
+
+def base_config(**overrides: Any) -> Dict[str, Any]:
+    config: Dict[str, Any] = {
+        'connector.class': SOURCE_CLASS,
+        'source.cluster.alias': 'source',
+        'target.cluster.alias': 'target',
+        'topics': '.*',
+        'tasks.max': '2',
+        'key.converter': BYTES,
+        'value.converter': BYTES,
+        'header.converter': BYTES,
+    }
+    config.update(overrides)
+    return config
+
+
+@pytest.fixture
+def connector(fake, run_module):
+    """Run kafka_dr.mm2.connector against the fake worker with fast polling."""
+    def run(check_mode: bool = False, diff: bool = False, **args: Any) -> Dict[str, Any]:
+        args.setdefault('url', fake.url)
+        args.setdefault('poll_interval', 0.05)
+        args.setdefault('wait_timeout', 10)
+        args.setdefault('retry_backoff', 0.05)
+        return run_module('connector', check_mode=check_mode, diff=diff, **args)
+    return run
+
+
+def succeeded(result: Dict[str, Any]) -> Dict[str, Any]:
+    assert not result.get('failed'), result.get('msg')
+    return result
+
+
+def warning_texts(result: Dict[str, Any]) -> str:
+    """Warnings as text; run outside a controller they come as structured summaries."""
+    return json.dumps(result.get('warnings') or [])
+
+
+def config_writes(fake):
+    return [request for request in fake.writes() if request.path.endswith('/config')]
+
+
+# ---- config: read, diff, write ----------------------------------------------------
+
+def test_create_then_rerun_is_unchanged(fake, connector):
+    created = succeeded(connector(name='mm2-msc', config=base_config()))
+    assert created['changed'] is True
+    assert created['actions'] == ['created']
+    assert fake.connectors['mm2-msc'].config == dict(base_config(), name='mm2-msc')
+    assert created['status']['connector']['state'] == 'RUNNING'
+
+    fake.clear_requests()
+    rerun = succeeded(connector(name='mm2-msc', config=base_config()))
+    assert rerun['changed'] is False
+    assert rerun['actions'] == []
+    assert fake.writes() == []
+
+
+def test_update_one_key_writes_whole_config_once(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    result = succeeded(connector(name='mm2-msc', config=base_config(**{'tasks.max': '4'})))
+    assert result['changed'] is True
+    assert result['config_changes'] == {'changed': ['tasks.max'], 'added': [], 'removed': []}
+    writes = config_writes(fake)
+    assert len(writes) == 1
+    assert writes[0].method == 'PUT'
+    assert writes[0].body == dict(base_config(**{'tasks.max': '4'}), name='mm2-msc')
+
+
+def test_removed_key_is_seen_and_removed(fake, connector):
+    fake.add_connector('mm2-msc', base_config(**{'refresh.topics.interval.seconds': '20'}))
+    result = succeeded(connector(name='mm2-msc', config=base_config()))
+    assert result['changed'] is True
+    assert result['config_changes']['removed'] == ['refresh.topics.interval.seconds']
+    assert 'refresh.topics.interval.seconds' not in fake.connectors['mm2-msc'].config
+
+
+def test_integer_and_string_values_compare_equal(fake, connector):
+    fake.add_connector('mm2-msc', base_config(**{'tasks.max': '5'}))
+    result = succeeded(connector(name='mm2-msc', config=base_config(**{'tasks.max': 5})))
+    assert result['changed'] is False
+    assert fake.writes() == []
+
+
+def test_bool_values_are_sent_as_lowercase_strings(fake, connector):
+    succeeded(connector(name='mm2-msc', config=base_config(**{'sync.topic.acls.enabled': False, 'emit.checkpoints.enabled': True})))
+    stored = fake.connectors['mm2-msc'].config
+    assert stored['sync.topic.acls.enabled'] == 'false'
+    assert stored['emit.checkpoints.enabled'] == 'true'
+    fake.clear_requests()
+    rerun = succeeded(connector(name='mm2-msc', config=base_config(**{'sync.topic.acls.enabled': 'false', 'emit.checkpoints.enabled': 'true'})))
+    assert rerun['changed'] is False
+    assert fake.writes() == []
+
+
+def test_check_mode_sends_no_write_and_predicts(fake, connector):
+    created = succeeded(connector(check_mode=True, diff=True, name='mm2-msc', config=base_config(), state='paused'))
+    assert created['changed'] is True
+    assert created['actions'] == ['created', 'paused']
+    assert created['diff']['before'] == {}
+    assert created['diff']['after']['state'] == 'PAUSED'
+    assert 'mm2-msc' not in fake.connectors
+
+    fake.add_connector('mm2-msc', base_config())
+    fake.clear_requests()
+    updated = succeeded(connector(check_mode=True, diff=True, name='mm2-msc', config=base_config(**{'tasks.max': '8'})))
+    assert updated['changed'] is True
+    assert updated['diff']['before']['config']['tasks.max'] == '2'
+    assert updated['diff']['after']['config']['tasks.max'] == '8'
+    assert fake.writes() == []
+    assert fake.connectors['mm2-msc'].config['tasks.max'] == '2'
+
+
+def test_secrets_are_masked_everywhere_placeholders_shown(fake, connector):
+    fake.add_connector('mm2-msc', base_config(**{'source.cluster.sasl.jaas.config': JAAS_SECRET}))
+    desired = base_config(**{
+        'source.cluster.sasl.jaas.config': PLACEHOLDER,
+        'target.cluster.ssl.key.password': SECRET_PASSWORD,
+    })
+    result = succeeded(connector(diff=True, name='mm2-msc', config=desired))
+    assert result['changed'] is True
+    assert SECRET_PASSWORD not in result['_stdout']
+    assert result['diff']['before']['config']['source.cluster.sasl.jaas.config'] == '********'
+    assert result['diff']['after']['config']['source.cluster.sasl.jaas.config'] == PLACEHOLDER
+    assert result['config']['target.cluster.ssl.key.password'] == '********'
+    # The worker still got the real value.
+    assert fake.connectors['mm2-msc'].config['target.cluster.ssl.key.password'] == SECRET_PASSWORD
+
+
+def test_secret_not_in_failure_message(fake, connector):
+    fake.inject_error(500, 'Failed to store config: bad value %s' % SECRET_PASSWORD, method='PUT', path_contains='/config')
+    result = connector(name='mm2-msc', config=base_config(**{'consumer.ssl.keystore.password': SECRET_PASSWORD}), validate=False)
+    assert result['failed'] is True
+    assert 'HTTP 500' in result['msg']
+    assert 'Failed to store config' in result['msg']
+    assert SECRET_PASSWORD not in result['_stdout']
+
+
+def test_server_error_reports_status_and_message(fake, connector):
+    fake.inject_error(500, 'Request timed out', method='GET', path_contains='/config')
+    result = connector(name='mm2-msc', config=base_config())
+    assert result['failed'] is True
+    assert 'HTTP 500' in result['msg'] and 'Request timed out' in result['msg']
+    assert result['http_status'] == 500
+    assert fake.writes() == []
+
+
+# ---- absent ----------------------------------------------------------------------------
+
+def test_absent_deletes_existing_and_ignores_missing(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    checked = succeeded(connector(check_mode=True, name='mm2-msc', state='absent'))
+    assert checked['changed'] is True
+    assert fake.writes() == []
+
+    deleted = succeeded(connector(diff=True, name='mm2-msc', state='absent'))
+    assert deleted['changed'] is True
+    assert deleted['diff']['after'] == {}
+    assert deleted['diff']['before']['config']['tasks.max'] == '2'
+    assert [request.method for request in fake.writes()] == ['DELETE']
+    assert 'mm2-msc' not in fake.connectors
+
+    fake.clear_requests()
+    again = succeeded(connector(name='mm2-msc', state='absent'))
+    assert again['changed'] is False
+    assert fake.writes() == []
+
+
+# ---- run states ------------------------------------------------------------------------
+
+def test_pause_resume_stop_with_slow_transitions(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    fake.transition_polls = 3
+
+    paused = succeeded(connector(name='mm2-msc', state='paused'))
+    assert paused['changed'] is True and paused['actions'] == ['paused']
+    assert paused['status']['connector']['state'] == 'PAUSED'
+    assert {task['state'] for task in paused['status']['tasks']} == {'PAUSED'}
+
+    fake.clear_requests()
+    assert succeeded(connector(name='mm2-msc', state='paused'))['changed'] is False
+    assert fake.writes() == []
+
+    stopped = succeeded(connector(name='mm2-msc', state='stopped'))
+    assert stopped['actions'] == ['stopped']
+    assert stopped['status']['connector']['state'] == 'STOPPED'
+    assert stopped['status']['tasks'] == []
+
+    resumed = succeeded(connector(name='mm2-msc', state='running'))
+    assert resumed['actions'] == ['resumed']
+    assert resumed['status']['connector']['state'] == 'RUNNING'
+    assert [task['state'] for task in resumed['status']['tasks']] == ['RUNNING', 'RUNNING']
+    assert [request.path for request in fake.writes()] == ['/connectors/mm2-msc/stop', '/connectors/mm2-msc/resume']
+
+
+def test_wait_timeout_fails_with_last_status(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    fake.transition_polls = 10 ** 6
+    result = connector(name='mm2-msc', state='paused', wait_timeout=1)
+    assert result['failed'] is True
+    assert 'timed out' in result['msg'] and 'connector=RUNNING' in result['msg']
+
+
+def test_stopped_needs_kafka_35(fake, connector):
+    fake.version = '3.4.1'
+    fake.add_connector('mm2-msc', base_config())
+    result = connector(name='mm2-msc', state='stopped')
+    assert result['failed'] is True
+    assert '3.5' in result['msg']
+    assert fake.writes() == []
+
+
+def test_restart_failed_only_then_unchanged(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    fake.fail_task('mm2-msc', 1, TRACE)
+    # Restarted units keep reading FAILED for two polls, like a worker that is slow to act.
+    fake.transition_polls = 2
+    result = succeeded(connector(name='mm2-msc', state='running', restart_failed=True))
+    assert result['changed'] is True
+    assert result['actions'] == ['restarted failed']
+    restarts = [request for request in fake.writes() if request.path.endswith('/restart')]
+    assert len(restarts) == 1
+    assert restarts[0].method == 'POST'
+    assert restarts[0].query == {'includeTasks': ['true'], 'onlyFailed': ['true']}
+    assert [task['state'] for task in result['status']['tasks']] == ['RUNNING', 'RUNNING']
+
+    fake.clear_requests()
+    rerun = succeeded(connector(name='mm2-msc', state='running', restart_failed=True))
+    assert rerun['changed'] is False
+    assert fake.writes() == []
+
+
+def test_failed_task_fails_the_wait_with_trace_summary(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    fake.fail_task('mm2-msc', 1, TRACE)
+    result = connector(name='mm2-msc', state='running')
+    assert result['failed'] is True
+    assert 'task 1 FAILED' in result['msg']
+    assert 'replication failed' in result['msg'] and 'MirrorSourceTask.poll' in result['msg']
+    assert 'DEEP_FRAME_NOT_IN_SUMMARY' not in result['msg']
+
+
+def test_state_restarted_restarts_everything(fake, connector):
+    fake.add_connector('mm2-msc', base_config())
+    result = succeeded(connector(name='mm2-msc', state='restarted'))
+    assert result['changed'] is True
+    restart = [request for request in fake.writes() if request.path.endswith('/restart')]
+    assert restart[0].query == {'includeTasks': ['true'], 'onlyFailed': ['false']}
+
+
+def test_missing_connector_without_config_is_a_clear_error(fake, connector):
+    result = connector(name='mm2-msc', state='running')
+    assert result['failed'] is True
+    assert 'does not exist' in result['msg']
+    assert fake.writes() == []
+
+
+def test_connector_name_is_url_quoted(fake, connector):
+    name = 'mm2 source#1?x'
+    succeeded(connector(name=name, config=base_config()))
+    assert name in fake.connectors
+    assert config_writes(fake)[0].path == '/connectors/%s/config' % name
+
+
+# ---- REST behaviour: 409, failover -------------------------------------------------------
+
+def test_conflict_is_retried_then_succeeds(fake, connector):
+    fake.answer_conflict(3)
+    result = succeeded(connector(name='mm2-msc', config=base_config()))
+    assert result['changed'] is True
+    assert 'mm2-msc' in fake.connectors
+
+
+def test_endless_conflict_fails_clearly(fake, connector):
+    fake.answer_conflict(10 ** 9)
+    result = connector(name='mm2-msc', config=base_config(), retry_timeout=1)
+    assert result['failed'] is True
+    assert 'HTTP 409' in result['msg'] and 'rebalance' in result['msg']
+    assert fake.writes() == []
+
+
+def test_first_url_down_second_used(fake, connector, closed_port_url):
+    result = succeeded(connector(url=[closed_port_url, fake.url], name='mm2-msc', config=base_config()))
+    assert result['changed'] is True
+    assert 'mm2-msc' in fake.connectors
+
+
+def test_no_worker_reachable(connector, closed_port_url):
+    result = connector(url=closed_port_url, name='mm2-msc', config=base_config())
+    assert result['failed'] is True
+    assert 'no Kafka Connect worker reachable' in result['msg']
+
+
+# ---- validation and input checks ---------------------------------------------------------
+
+def test_validation_errors_name_fields_and_write_nothing(fake, connector):
+    fake.validation_errors = {
+        'tasks.max': ['Invalid value -1 for configuration tasks.max: Value must be at least 1'],
+        'source.cluster.alias': ['Missing required configuration "source.cluster.alias" which has no default value.'],
+    }
+    result = connector(name='mm2-msc', config=base_config(**{'tasks.max': -1}))
+    assert result['failed'] is True
+    assert 'tasks.max' in result['msg'] and 'source.cluster.alias' in result['msg']
+    assert 'Value must be at least 1' in result['msg']
+    assert set(result['validation_errors']) == {'tasks.max', 'source.cluster.alias'}
+    assert fake.writes() == []
+    assert any(request.path.endswith('/config/validate') for request in fake.requests)
+
+
+def test_envelope_name_must_match(fake, connector):
+    document = json.dumps({'name': 'other', 'config': base_config()})
+    result = connector(name='mm2-msc', config=document)
+    assert result['failed'] is True
+    assert '"other"' in result['msg']
+    assert fake.requests == []
+
+
+def test_both_removed_and_current_key_fail(fake, connector):
+    config = base_config(**{'topics.blacklist': 'a', 'topics.exclude': 'b'})
+    result = connector(name='mm2-msc', config=config)
+    assert result['failed'] is True
+    assert 'topics.blacklist' in result['msg'] and 'topics.exclude' in result['msg']
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize('version', ['4.1.0', '8.0.0-ccs'])
+def test_blacklist_keys_mapped_on_kafka_4(fake, connector, version):
+    fake.version = version
+    config = base_config(**{'topics.blacklist': '.*\\.internal', 'groups.blacklist': 'connect-.*'})
+    result = succeeded(connector(name='mm2-msc', config=config))
+    sent = config_writes(fake)[0].body
+    assert sent['topics.exclude'] == '.*\\.internal' and sent['groups.exclude'] == 'connect-.*'
+    assert 'topics.blacklist' not in sent and 'groups.blacklist' not in sent
+    assert 'topics.blacklist was removed in Kafka 4.0' in warning_texts(result)
+
+    fake.clear_requests()
+    assert succeeded(connector(name='mm2-msc', config=config))['changed'] is False
+    assert fake.writes() == []
+
+
+@pytest.mark.parametrize('version', ['3.9.1', '7.9.0-ccs'])
+def test_blacklist_keys_passed_through_on_kafka_3(fake, connector, version):
+    fake.version = version
+    config = base_config(**{'topics.blacklist': '.*\\.internal'})
+    result = succeeded(connector(name='mm2-msc', config=config))
+    assert config_writes(fake)[0].body['topics.blacklist'] == '.*\\.internal'
+    assert 'blacklist' not in warning_texts(result)
+
+
+# ---- the user's reference document -------------------------------------------------------
+
+@pytest.mark.parametrize('version', ['3.9.0', '4.1.0'])
+def test_seed_document_deploys_and_rerun_is_unchanged(fake, connector, seed_msc_document, version):
+    fake.version = version
+    created = succeeded(connector(name='mm2-msc', config=seed_msc_document, state='running'))
+    assert created['changed'] is True
+    sent = config_writes(fake)[0].body
+    assert sent['key.converter'] == BYTES  # the seed's leading space is trimmed, as Connect does
+    assert ('topics.exclude' in sent) is version.startswith('4')
+    assert '{ source_kafka_password }' not in created['_stdout']
+    assert created['config']['source.cluster.sasl.jaas.config'] == '********'
+
+    fake.clear_requests()
+    rerun = succeeded(connector(name='mm2-msc', config=seed_msc_document, state='running'))
+    assert rerun['changed'] is False
+    assert fake.writes() == []
+
+
+def test_seed_created_by_curl_is_not_rewritten(fake, connector, seed_msc_document):
+    # The same JSON posted by hand keeps its leading space in the stored config.
+    fake.add_connector('mm2-msc', json.loads(seed_msc_document)['config'])
+    assert fake.connectors['mm2-msc'].config['key.converter'].startswith(' ')
+    result = succeeded(connector(name='mm2-msc', config=seed_msc_document))
+    assert result['changed'] is False
+    assert fake.writes() == []
