@@ -7,7 +7,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(BIN)/pytest
 
-.PHONY: setup lab lab-down demo test unit integration lint sanity bench clean
+.PHONY: setup lab lab-down demo test unit integration molecule lint sanity bench clean
 
 setup:
 	@scripts/setup.sh
@@ -35,7 +35,10 @@ lint: setup
 sanity: setup
 	scripts/sanity.sh
 
-test: unit lint sanity integration
+molecule: setup
+	molecule test --all
+
+test: unit lint sanity integration molecule
 
 bench: lab
 	$(BIN)/python -m tests.bench
