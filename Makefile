@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# Keeps the job package free of bytecode that tests would add between deployments.
+export PYTHONDONTWRITEBYTECODE := 1
 PYTEST := $(BIN)/pytest
 
 .PHONY: setup lab lab-down demo test unit integration molecule lint sanity bench clean

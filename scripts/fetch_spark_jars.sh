@@ -42,15 +42,17 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/jars"
 
 # Spark's parent pom lists extra repositories (a cloud mirror of Central) that may
-# be unreachable; one mirror for everything keeps resolution on a single host.
+# be unreachable: resolve from Maven's built-in central only (other repositories are
+# blocked), or from the one repository given in KAFKA_DR_MAVEN_REPO.
+if [ -n "$maven_repo" ]; then
+  mirror="<mirrorOf>*</mirrorOf><url>${maven_repo}</url>"
+else
+  mirror="<mirrorOf>*,!central</mirrorOf><url>http://0.0.0.0/</url><blocked>true</blocked>"
+fi
 cat >"$work/settings.xml" <<SETTINGS
 <settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
   <mirrors>
-    <mirror>
-      <id>kafka-dr-single-repo</id>
-      <mirrorOf>*</mirrorOf>
-      <url>${maven_repo}</url>
-    </mirror>
+    <mirror><id>kafka-dr-single-repo</id>${mirror}</mirror>
   </mirrors>
 </settings>
 SETTINGS
@@ -83,13 +85,14 @@ cat >"$work/pom.xml" <<POM
 </project>
 POM
 
-mvn_quiet() { mvn -q -B -s "$work/settings.xml" -f "$work/pom.xml" "$@" >>"$work/mvn.log" 2>&1; }
+# -U re-checks artifacts an earlier run found missing (Maven caches such misses).
+mvn_quiet() { mvn -q -B -U -Dstyle.color=never -s "$work/settings.xml" -f "$work/pom.xml" "$@" >>"$work/mvn.log" 2>&1; }
 
 if ! mvn_quiet "$dependency_plugin:copy-dependencies" -DincludeScope=runtime \
     -DincludeArtifactIds="spark-sql-kafka-0-10_${scala_version},kafka-clients,commons-pool2" \
     -DoutputDirectory="$work/jars"; then
   echo "fetch_spark_jars: Maven could not fetch the Spark ${spark_version} Kafka jars; last lines:" >&2
-  tail -n 25 "$work/mvn.log" >&2
+  sed "s/\x1b\[[0-9;]*m//g" "$work/mvn.log" | tail -n 25 >&2
   exit 1
 fi
 for name in "spark-sql-kafka-0-10_${scala_version}" kafka-clients commons-pool2; do
@@ -111,11 +114,11 @@ for ((patch = spark_patch; patch >= 0; patch--)); do
 done
 if [ -z "$token_version" ]; then
   echo "fetch_spark_jars: Maven could not fetch org.apache.spark:${token_provider}:${spark_version}; last lines:" >&2
-  tail -n 25 "$work/mvn.log" >&2
+  sed "s/\x1b\[[0-9;]*m//g" "$work/mvn.log" | tail -n 25 >&2
   exit 1
 fi
 if [ "$token_version" != "$spark_version" ]; then
-  echo "fetch_spark_jars: ${token_provider}:${spark_version} is not in ${maven_repo}; using ${token_version} (same ${spark_line} line)" >&2
+  echo "fetch_spark_jars: ${token_provider}:${spark_version} is not in ${maven_repo:-Maven Central}; using ${token_version} (same ${spark_line} line)" >&2
 fi
 
 mkdir -p "$dest"

@@ -30,6 +30,13 @@ fi
 scripts/ensure_docker.sh
 scripts/build_base_image.sh
 scripts/build_kafka_dist.sh
-if [ -x scripts/fetch_spark_jars.sh ]; then
-  scripts/fetch_spark_jars.sh
+scripts/fetch_spark_jars.sh
+
+# The validation job runs on a lab task node: ship pyspark as wheels built here, so
+# the node installs it without reaching a package index.
+pyspark_pin=$(grep -E '^pyspark==' requirements.txt)
+py4j_pin=$(.venv/bin/pip show py4j 2>/dev/null | sed -n 's/^Version: /py4j==/p')
+if ! ls "$cache/wheels/${pyspark_pin/==/-}-"*.whl >/dev/null 2>&1 || ! ls "$cache/wheels/${py4j_pin/==/-}-"*.whl >/dev/null 2>&1; then
+  echo "setup: building $pyspark_pin and $py4j_pin wheels for the task nodes"
+  .venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w "$cache/wheels" "$pyspark_pin" "$py4j_pin"
 fi

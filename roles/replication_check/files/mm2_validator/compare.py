@@ -1,0 +1,332 @@
+"""Per-partition comparison of a source topic with its MM2 replica.
+
+Inputs are fingerprinted DataFrames (see `fingerprint.with_fingerprints`) of the
+source range [start, read end) and the target range [start, end). Source records
+below the partition's snapshot offset are *required* on the target; records past it
+(the tail, produced while the validator waited) may or may not be there yet.
+
+Fast path: equal record counts and equal order-aware digests → the partition holds
+the same records in the same per-key order; no record-level pass. Otherwise records
+are matched as multisets: the n-th copy of a fingerprint on the source pairs with
+the n-th copy on the target (both by offset). Left over:
+
+- a required source copy without a partner is *missing*;
+- a target copy of a fingerprint the source has fewer copies of is a *duplicate*;
+- a target record whose fingerprint the source lacks is *unexpected*;
+- missing and unexpected records with the same key are paired, in offset order
+  among those left over, as *content mismatches* (which of value / headers /
+  timestamp differ is recorded);
+- among matched records of one key, a target offset lower than that of the key's
+  previous record (in source order) is an *order violation*;
+- a matched record whose timestamp type differs is a *timestamp-type change*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from mm2_validator.fingerprint import (
+    FP_A,
+    FP_B,
+    HEADERS_FP,
+    KEY_FP,
+    KEY_PREVIEW,
+    TS_MICROS,
+    VALUE_FP,
+    partition_digests,
+    with_key_rank,
+)
+from mm2_validator.model import (
+    CONTENT_MISMATCH,
+    DUPLICATE,
+    MISSING,
+    ORDER_VIOLATION,
+    PROBLEM_KINDS,
+    TIMESTAMP_TYPE_CHANGE,
+    UNEXPECTED,
+    VERIFIED_BY_RECORDS,
+    PartitionResult,
+)
+
+REQUIRED = "required"
+
+# Match statuses of `match_records` rows.
+MATCHED = "matched"
+MISSING_CANDIDATE = "missing_candidate"
+NOT_YET_REPLICATED = "not_yet_replicated"
+UNEXPECTED_CANDIDATE = "unexpected_candidate"
+
+_RECORD_ATTRIBUTES = ("offset", KEY_FP, VALUE_FP, HEADERS_FP, TS_MICROS, "timestampType", KEY_PREVIEW)
+
+
+@dataclass
+class TopicComparison:
+    partitions: dict[int, PartitionResult]
+    # partition, target_offset, source_offset (null for unexpected records), for the
+    # partitions asked for in `mapped_partitions`; None when none were asked for.
+    offset_map: Optional[DataFrame]
+    cached: Optional[DataFrame] = None
+
+    def release(self) -> None:
+        """Drop the cached record pairs once the offset map is no longer needed."""
+        if self.cached is not None:
+            self.cached.unpersist()
+            self.cached = None
+
+
+def mark_required(source: DataFrame, snapshot_end: Mapping[int, int]) -> DataFrame:
+    """Flag source records below their partition's snapshot offset."""
+    if not snapshot_end:
+        return source.withColumn(REQUIRED, F.lit(False))
+    ends = F.create_map(*[F.lit(x) for pair in sorted(snapshot_end.items()) for x in (int(pair[0]), int(pair[1]))])
+    return source.withColumn(
+        REQUIRED, F.coalesce(F.col("offset") < F.element_at(ends, F.col("partition")), F.lit(False))
+    )
+
+
+def _digest_rows(source: DataFrame, target: DataFrame) -> tuple[dict[int, dict], dict[int, dict]]:
+    """Digests of both sides in one Spark job: {partition: row} for source and target."""
+    sides = with_key_rank(source.withColumn("side", F.lit("source"))).unionByName(
+        with_key_rank(target.withColumn("side", F.lit("target")).withColumn(REQUIRED, F.lit(False)))
+    )
+    rows = partition_digests(sides, group_by=("side", "partition")).collect()
+    by_side: dict[str, dict[int, dict]] = {"source": {}, "target": {}}
+    for row in rows:
+        by_side[row["side"]][row["partition"]] = row.asDict()
+    return by_side["source"], by_side["target"]
+
+
+def _digests_equal(source_row: Optional[dict], target_row: Optional[dict]) -> bool:
+    if source_row is None or target_row is None:
+        return source_row is None and target_row is None
+    keys = ("records", "digest_a", "digest_b", "digest_log_append")
+    return all(source_row[k] == target_row[k] for k in keys)
+
+
+def _with_occurrence(records: DataFrame) -> DataFrame:
+    by_fingerprint = Window.partitionBy("partition", FP_A, FP_B).orderBy("offset")
+    return records.withColumn("occurrence", F.row_number().over(by_fingerprint))
+
+
+def _side(records: DataFrame, prefix: str, extra: Iterable[str] = ()) -> DataFrame:
+    columns = [F.col("partition"), F.col(FP_A), F.col(FP_B), F.col("occurrence")]
+    columns += [F.col(name).alias(f"{prefix}{name}") for name in _RECORD_ATTRIBUTES]
+    columns += [F.col(name) for name in extra]
+    return _with_occurrence(records).select(*columns)
+
+
+def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
+    """Pair source and target records by (partition, fingerprint, occurrence).
+
+    One row per source or target record, with `s_*` and `t_*` attributes (null on
+    the side without the record), `status`, and `mapped_source_offset`: the source
+    offset a target record replicates (duplicates map to the last source copy of
+    their fingerprint; unexpected records to null).
+    """
+    keys = ["partition", FP_A, FP_B, "occurrence"]
+    pairs = _side(source, "s_", extra=[REQUIRED]).join(_side(target, "t_"), on=keys, how="full_outer")
+    source_copies = source.groupBy("partition", FP_A, FP_B).agg(
+        F.count(F.lit(1)).alias("source_copies"), F.max("offset").alias("last_source_offset")
+    )
+    pairs = pairs.join(source_copies, on=["partition", FP_A, FP_B], how="left")
+    has_source = F.col("s_offset").isNotNull()
+    has_target = F.col("t_offset").isNotNull()
+    status = (
+        F.when(has_source & has_target, F.lit(MATCHED))
+        .when(has_source & F.col(REQUIRED), F.lit(MISSING_CANDIDATE))
+        .when(has_source, F.lit(NOT_YET_REPLICATED))
+        .when(F.coalesce(F.col("source_copies"), F.lit(0)) > 0, F.lit(DUPLICATE))
+        .otherwise(F.lit(UNEXPECTED_CANDIDATE))
+    )
+    pairs = pairs.withColumn("status", status)
+    mapped = F.when(F.col("status") == MATCHED, F.col("s_offset")).when(
+        F.col("status") == DUPLICATE, F.col("last_source_offset")
+    )
+    return pairs.withColumn("mapped_source_offset", mapped)
+
+
+def _finding(
+    kind: Column, source_offset: Column, target_offset: Column, key_preview: Column, detail: Column
+) -> list[Column]:
+    return [
+        F.col("partition"),
+        kind.alias("kind"),
+        source_offset.cast("long").alias("source_offset"),
+        target_offset.cast("long").alias("target_offset"),
+        key_preview.alias("key"),
+        detail.cast("string").alias("detail"),
+    ]
+
+
+def record_findings(pairs: DataFrame) -> DataFrame:
+    """One row per problem: partition, kind, source_offset, target_offset, key, detail."""
+    no_detail = F.lit(None).cast("string")
+    matched = pairs.filter(F.col("status") == MATCHED)
+
+    by_key_in_source_order = Window.partitionBy("partition", "s_" + KEY_FP).orderBy("s_offset")
+    previous_target_offset = F.lag("t_offset").over(by_key_in_source_order)
+    order_violations = (
+        matched.withColumn("previous_target_offset", previous_target_offset)
+        .filter(F.col("t_offset") < F.col("previous_target_offset"))
+        .select(
+            *_finding(
+                F.lit(ORDER_VIOLATION),
+                F.col("s_offset"),
+                F.col("t_offset"),
+                F.col("s_" + KEY_PREVIEW),
+                F.concat(
+                    F.lit("previous record of this key is at target offset "),
+                    F.col("previous_target_offset").cast("string"),
+                ),
+            )
+        )
+    )
+    type_changes = matched.filter(F.col("s_timestampType") != F.col("t_timestampType")).select(
+        *_finding(
+            F.lit(TIMESTAMP_TYPE_CHANGE),
+            F.col("s_offset"),
+            F.col("t_offset"),
+            F.col("s_" + KEY_PREVIEW),
+            F.concat(F.col("s_timestampType").cast("string"), F.lit(" -> "), F.col("t_timestampType").cast("string")),
+        )
+    )
+    duplicates = pairs.filter(F.col("status") == DUPLICATE).select(
+        *_finding(
+            F.lit(DUPLICATE), F.col("mapped_source_offset"), F.col("t_offset"), F.col("t_" + KEY_PREVIEW), no_detail
+        )
+    )
+    return order_violations.unionByName(type_changes).unionByName(duplicates).unionByName(_pair_leftovers(pairs))
+
+
+def _leftovers(pairs: DataFrame, status: str, prefix: str) -> DataFrame:
+    by_key = Window.partitionBy("partition", "key_fp").orderBy(prefix + "offset")
+    columns = [F.col("partition"), F.col(prefix + KEY_FP).alias("key_fp")]
+    columns += [F.col(prefix + name).alias(f"{prefix}{name}") for name in _RECORD_ATTRIBUTES if name != KEY_FP]
+    return (
+        pairs.filter(F.col("status") == status)
+        .select(*columns)
+        .withColumn("leftover_rank", F.row_number().over(by_key))
+    )
+
+
+def _pair_leftovers(pairs: DataFrame) -> DataFrame:
+    """Pair missing and unexpected records of the same key into content mismatches."""
+    missing = _leftovers(pairs, MISSING_CANDIDATE, "s_")
+    unexpected = _leftovers(pairs, UNEXPECTED_CANDIDATE, "t_")
+    paired = missing.join(unexpected, on=["partition", "key_fp", "leftover_rank"], how="full_outer")
+    in_source = F.col("s_offset").isNotNull()
+    in_target = F.col("t_offset").isNotNull()
+    differing_fields = F.concat_ws(
+        ",",
+        F.when(F.col("s_" + VALUE_FP) != F.col("t_" + VALUE_FP), F.lit("value")),
+        F.when(F.col("s_" + HEADERS_FP) != F.col("t_" + HEADERS_FP), F.lit("headers")),
+        F.when(F.col("s_" + TS_MICROS) != F.col("t_" + TS_MICROS), F.lit("timestamp")),
+    )
+    kind = (
+        F.when(in_source & in_target, F.lit(CONTENT_MISMATCH))
+        .when(in_source, F.lit(MISSING))
+        .otherwise(F.lit(UNEXPECTED))
+    )
+    return paired.select(
+        *_finding(
+            kind,
+            F.col("s_offset"),
+            F.col("t_offset"),
+            F.coalesce(F.col("s_" + KEY_PREVIEW), F.col("t_" + KEY_PREVIEW)),
+            F.when(in_source & in_target, differing_fields),
+        )
+    )
+
+
+def _summarize_findings(findings: DataFrame, results: dict[int, PartitionResult], max_examples: int) -> None:
+    """Counts per partition, kind and detail, with the first examples of each, in one
+    Spark job (examples are ranked by offset before the aggregation, so no group
+    ever collects more than `max_examples` rows)."""
+    first_offset = F.coalesce(F.col("source_offset"), F.col("target_offset"))
+    in_order = Window.partitionBy("partition", "kind", "detail").orderBy(first_offset, F.col("target_offset"))
+    example = F.struct(first_offset.alias("sort_offset"), "kind", "source_offset", "target_offset", "key", "detail")
+    summary = (
+        findings.withColumn("example_rank", F.row_number().over(in_order))
+        .groupBy("partition", "kind", "detail")
+        .agg(
+            F.count(F.lit(1)).alias("count"),
+            F.collect_list(F.when(F.col("example_rank") <= max_examples, example)).alias("examples"),
+        )
+        .collect()
+    )
+    examples: dict[int, list[dict]] = {}
+    for row in summary:
+        result = results[row["partition"]]
+        result.problems[row["kind"]] += row["count"]
+        if row["kind"] == CONTENT_MISMATCH:
+            for name in (row["detail"] or "").split(","):
+                if name:
+                    result.content_mismatch_fields[name] += row["count"]
+        examples.setdefault(row["partition"], []).extend(e.asDict() for e in row["examples"])
+    for partition, found in examples.items():
+        per_kind: dict[str, int] = {}
+        for item in sorted(
+            found, key=lambda e: (PROBLEM_KINDS.index(e["kind"]), e["sort_offset"], e["target_offset"] or -1)
+        ):
+            if per_kind.get(item["kind"], 0) >= max_examples:
+                continue
+            per_kind[item["kind"]] = per_kind.get(item["kind"], 0) + 1
+            item.pop("sort_offset")
+            results[partition].examples.append(item)
+
+
+def compare_topic(
+    source: DataFrame,
+    target: DataFrame,
+    snapshot_end: Mapping[int, int],
+    *,
+    mapped_partitions: Iterable[int] = (),
+    max_examples: int = 5,
+) -> TopicComparison:
+    """Compare one topic; see the module docstring for the rules.
+
+    `source` and `target` are fingerprinted records; `snapshot_end` holds every
+    source partition's snapshot end offset. `mapped_partitions` asks for a target →
+    source offset map of those partitions (checkpoint evaluation needs it).
+    """
+    mapped_partitions = tuple(mapped_partitions)
+    source = mark_required(source, snapshot_end)
+    source_digests, target_digests = _digest_rows(source, target)
+
+    results: dict[int, PartitionResult] = {}
+    mismatched: list[int] = []
+    for partition in sorted(set(snapshot_end) | set(source_digests) | set(target_digests)):
+        source_row = source_digests.get(partition)
+        target_row = target_digests.get(partition)
+        result = PartitionResult(partition=partition)
+        if source_row:
+            result.source_records = int(source_row["required_records"] or 0)
+            result.source_tail_records = int(source_row["records"]) - result.source_records
+        if target_row:
+            result.target_records = int(target_row["records"])
+        if not _digests_equal(source_row, target_row):
+            result.verified_by = VERIFIED_BY_RECORDS
+            mismatched.append(partition)
+        results[partition] = result
+
+    wanted = sorted(set(mismatched) | set(mapped_partitions))
+    offset_map: Optional[DataFrame] = None
+    pairs: Optional[DataFrame] = None
+    if wanted:
+        pairs = match_records(
+            source.filter(F.col("partition").isin(wanted)), target.filter(F.col("partition").isin(wanted))
+        ).persist()
+        if mismatched:
+            findings = record_findings(pairs.filter(F.col("partition").isin(mismatched)))
+            _summarize_findings(findings, results, max_examples)
+        if mapped_partitions:
+            offset_map = pairs.filter(F.col("t_offset").isNotNull()).select(
+                "partition",
+                F.col("t_offset").alias("target_offset"),
+                F.col("mapped_source_offset").alias("source_offset"),
+            )
+    return TopicComparison(results, offset_map, pairs)

@@ -1,0 +1,224 @@
+"""Validator inputs: cluster access (with secrets kept out of reports) and job settings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+REPLICATION_POLICIES = ("default", "identity")
+
+# Consumer settings the Spark Kafka source manages itself and rejects as `kafka.*`
+# options; the validator also sets them on its own metadata consumer.
+_CLIENT_KEYS_MANAGED_HERE = frozenset(
+    {
+        "bootstrap.servers",
+        "group.id",
+        "auto.offset.reset",
+        "key.deserializer",
+        "value.deserializer",
+        "enable.auto.commit",
+        "interceptor.classes",
+    }
+)
+
+
+class ConfigError(ValueError):
+    """Bad validator input; reported as a usage error (exit code 2)."""
+
+
+def read_properties(path: Path) -> dict[str, str]:
+    """Parse a Java-properties file (comments, `=`/`:`/blank separators, backslash
+    continuations and escapes), as Kafka's command-line tools read client configs."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read properties file {path}: {exc.strerror}") from exc
+    properties: dict[str, str] = {}
+    for logical_line in _logical_lines(text.splitlines()):
+        key, value = _split_property(logical_line)
+        if key:
+            properties[key] = value
+    return properties
+
+
+def _logical_lines(physical_lines: list[str]) -> list[str]:
+    logical: list[str] = []
+    pending = ""
+    for raw in physical_lines:
+        line = raw.lstrip()
+        if not pending and (not line or line[0] in "#!"):
+            continue
+        trailing_backslashes = len(line) - len(line.rstrip("\\"))
+        if trailing_backslashes % 2 == 1:
+            pending += line[:-1]
+            continue
+        logical.append(pending + line)
+        pending = ""
+    if pending:
+        logical.append(pending)
+    return logical
+
+
+def _split_property(line: str) -> tuple[str, str]:
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char in "=: \t\f":
+            break
+        index += 1
+    key = line[:index]
+    rest = line[index:].lstrip(" \t\f")
+    if rest[:1] in ("=", ":"):
+        rest = rest[1:].lstrip(" \t\f")
+    return _unescape(key), _unescape(rest)
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _unescape(text: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char != "\\" or index + 1 >= len(text):
+            out.append(char)
+            index += 1
+            continue
+        nxt = text[index + 1]
+        if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[index + 2 : index + 6] or ""):
+            out.append(chr(int(text[index + 2 : index + 6], 16)))
+            index += 6
+            continue
+        out.append(_ESCAPES.get(nxt, nxt))
+        index += 2
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class ClusterAccess:
+    """How to reach one Kafka cluster. `client_properties` may hold secrets: it is
+    passed to Kafka clients only and never rendered (`repr` shows the keys)."""
+
+    name: str
+    bootstrap: str
+    client_properties: Mapping[str, str] = field(default_factory=dict, repr=False)
+    properties_file: Optional[str] = None
+
+    def spark_options(self) -> dict[str, str]:
+        """Options for the Spark Kafka source: every client setting as `kafka.<key>`."""
+        options = {f"kafka.{key}": value for key, value in self.client_properties.items()}
+        options["kafka.bootstrap.servers"] = self.bootstrap
+        return options
+
+    def consumer_properties(self) -> dict[str, str]:
+        """Settings for a plain Kafka consumer used for metadata look-ups."""
+        properties = dict(self.client_properties)
+        properties["bootstrap.servers"] = self.bootstrap
+        return properties
+
+    def describe(self) -> dict[str, object]:
+        """Report-safe description: bootstrap, file name and setting names, no values."""
+        return {
+            "bootstrap": self.bootstrap,
+            "properties_file": self.properties_file,
+            "property_keys": sorted(self.client_properties),
+        }
+
+
+def cluster_access(name: str, bootstrap: Optional[str], properties_file: Optional[str]) -> ClusterAccess:
+    """Build cluster access from a bootstrap flag and an optional properties file.
+    A `bootstrap.servers` line in the file is used when the flag is absent."""
+    properties: dict[str, str] = {}
+    if properties_file:
+        properties = read_properties(Path(properties_file))
+    file_bootstrap = properties.get("bootstrap.servers")
+    chosen_bootstrap = bootstrap or file_bootstrap
+    if not chosen_bootstrap:
+        raise ConfigError(
+            f"no bootstrap servers for the {name} cluster (flag or bootstrap.servers in its properties file)"
+        )
+    client_properties = {k: v for k, v in properties.items() if k not in _CLIENT_KEYS_MANAGED_HERE}
+    return ClusterAccess(name, chosen_bootstrap, client_properties, properties_file)
+
+
+def ignored_property_keys(properties: Mapping[str, str]) -> list[str]:
+    """Keys of a properties file the validator sets itself (reported as a note)."""
+    return sorted(k for k in properties if k in _CLIENT_KEYS_MANAGED_HERE and k != "bootstrap.servers")
+
+
+def remote_topic_name(policy: str, source_alias: str, separator: str, topic: str) -> str:
+    """Name MM2 gives the replica of `topic` on the target cluster."""
+    if policy == "identity":
+        return topic
+    return f"{source_alias}{separator}{topic}"
+
+
+def remote_heartbeats_topic(source_alias: str, separator: str, heartbeats_topic: str) -> str:
+    """Replicated heartbeats keep the alias prefix under both policies (the identity
+    policy defers to the default one for heartbeats to avoid loops)."""
+    return f"{source_alias}{separator}{heartbeats_topic}"
+
+
+@dataclass(frozen=True)
+class ValidatorConfig:
+    source: ClusterAccess
+    target: ClusterAccess
+    offset_syncs_cluster: ClusterAccess
+    source_alias: str
+    target_alias: str
+    replication_policy: str = "default"
+    separator: str = "."
+    topics: tuple[str, ...] = ()
+    topics_regex: Optional[str] = None
+    groups: tuple[str, ...] = ()
+    checkpoints_topic: str = ""
+    offset_syncs_topic: str = ""
+    heartbeats_topic: str = "heartbeats"
+    catchup_timeout_s: float = 300.0
+    poll_interval_s: float = 5.0
+    allow_timestamp_type_change: bool = False
+    max_examples: int = 5
+
+    def __post_init__(self) -> None:
+        if self.replication_policy not in REPLICATION_POLICIES:
+            raise ConfigError(f"--replication-policy must be one of {', '.join(REPLICATION_POLICIES)}")
+        if bool(self.topics) == bool(self.topics_regex):
+            raise ConfigError("give exactly one of --topics or --topics-regex")
+        if self.topics_regex:
+            try:
+                re.compile(self.topics_regex)
+            except re.error as exc:
+                raise ConfigError(f"--topics-regex is not a valid regular expression: {exc}") from exc
+        if not self.separator:
+            raise ConfigError("--separator must not be empty")
+        if self.catchup_timeout_s < 0:
+            raise ConfigError("--catchup-timeout must be zero or more seconds")
+
+    def remote_topic(self, topic: str) -> str:
+        return remote_topic_name(self.replication_policy, self.source_alias, self.separator, topic)
+
+    def describe(self) -> dict[str, object]:
+        """The inputs as they appear in the report (no secret values)."""
+        return {
+            "source": self.source.describe(),
+            "target": self.target.describe(),
+            "offset_syncs_cluster": self.offset_syncs_cluster.describe(),
+            "source_alias": self.source_alias,
+            "target_alias": self.target_alias,
+            "replication_policy": self.replication_policy,
+            "separator": self.separator,
+            "topics": list(self.topics),
+            "topics_regex": self.topics_regex,
+            "groups": list(self.groups),
+            "checkpoints_topic": self.checkpoints_topic,
+            "offset_syncs_topic": self.offset_syncs_topic,
+            "heartbeats_topic": self.heartbeats_topic,
+            "catchup_timeout_s": self.catchup_timeout_s,
+            "allow_timestamp_type_change": self.allow_timestamp_type_change,
+        }

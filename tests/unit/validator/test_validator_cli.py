@@ -1,0 +1,215 @@
+"""The command line end to end, with in-memory clusters instead of Kafka."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from validator_helpers import BASE_TS_MS, record
+from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, main
+from mm2_validator.kafka_io import KafkaAccessError
+from mm2_validator.mm2_records import (
+    Checkpoint,
+    Heartbeat,
+    OffsetSync,
+    encode_checkpoint,
+    encode_heartbeat,
+    encode_offset_sync,
+)
+from validator_fakes import InMemoryCluster
+
+SECRET = "s3cret-never-printed"
+
+
+def orders(count=6, partitions=2):
+    return [
+        record(key=f"k{i % 3}".encode(), value=f"v{i}".encode(), ts_ms=BASE_TS_MS + i, partition=i % partitions)
+        for i in range(count)
+    ]
+
+
+def internal(key_value, ts_type=0, ts_ms=BASE_TS_MS):
+    key, value = key_value
+    return record(key=key, value=value, ts_type=ts_type, ts_ms=ts_ms)
+
+
+def clusters(spark, target_records=None, checkpoints=(), syncs=()):
+    source_data = orders()
+    source = InMemoryCluster("source", spark, {"orders": source_data, "__consumer_offsets": [record()]})
+    source.add("mm2-offset-syncs.dst.internal", [internal(encode_offset_sync(s)) for s in syncs])
+    target = InMemoryCluster(
+        "target",
+        spark,
+        {"src.orders": list(source_data if target_records is None else target_records)},
+        partitions={"src.orders": 2},
+    )
+    target.add("src.checkpoints.internal", [internal(encode_checkpoint(c)) for c in checkpoints])
+    target.add(
+        "src.heartbeats",
+        [
+            internal(encode_heartbeat(Heartbeat("src", "other", BASE_TS_MS + i)), ts_type=1, ts_ms=BASE_TS_MS + i + 20)
+            for i in range(3)
+        ],
+    )
+    return {"source": source, "target": target}
+
+
+def run_cli(spark, by_name, tmp_path, *extra):
+    properties = tmp_path / "target.properties"
+    properties.write_text(
+        "# client security\nsecurity.protocol=SASL_SSL\nsasl.mechanism : PLAIN\n"
+        f'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n    username="u" password="{SECRET}";\n'
+    )
+    argv = [
+        "--source-bootstrap",
+        "source:9092",
+        "--target-bootstrap",
+        "target:9092",
+        "--target-properties",
+        str(properties),
+        "--source-alias",
+        "src",
+        "--target-alias",
+        "dst",
+        "--catchup-timeout",
+        "0",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--report-html",
+        str(tmp_path / "report.html"),
+        *extra,
+    ]
+    if "--topics-regex" not in extra and "--topics" not in extra:
+        argv += ["--topics", "orders"]
+    return main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _spark, access: by_name[access.name])
+
+
+def test_help_exits_zero(capsys):
+    assert main(["--help"]) == EXIT_PASS
+    assert "--source-bootstrap" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--source-alias", "a", "--target-alias", "b", "--topics", "t", "--topics-regex", "t.*"],
+        ["--source-alias", "a", "--target-alias", "b", "--topics", "t", "--replication-policy", "rename"],
+        [
+            "--source-alias",
+            "a",
+            "--target-alias",
+            "b",
+            "--topics",
+            "t",
+            "--source-bootstrap",
+            "x:1",
+        ],  # no target bootstrap
+        [
+            "--source-alias",
+            "a",
+            "--target-alias",
+            "b",
+            "--topics",
+            "t",
+            "--source-bootstrap",
+            "x:1",
+            "--target-bootstrap",
+            "y:1",
+            "--source-properties",
+            "/nonexistent/client.properties",
+        ],
+        [
+            "--source-alias",
+            "a",
+            "--target-alias",
+            "b",
+            "--topics-regex",
+            "(",
+            "--source-bootstrap",
+            "x:1",
+            "--target-bootstrap",
+            "y:1",
+        ],
+    ],
+)
+def test_usage_errors_exit_two(argv, capsys):
+    assert main(argv) == EXIT_USAGE
+
+
+def test_clean_run_passes_and_writes_reports_without_secrets(spark, tmp_path, capsys):
+    checkpoints = [Checkpoint("billing", "src.orders", 0, 2, 2, "")]
+    syncs = [OffsetSync("orders", 0, 1, 1)]
+    code = run_cli(spark, clusters(spark, checkpoints=checkpoints, syncs=syncs), tmp_path, "--groups", "billing")
+    out = capsys.readouterr()
+    assert code == EXIT_PASS, out.out + out.err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["schema_version"] == 1 and report["verdict"] == "PASS"
+    for key in (
+        "inputs",
+        "topics",
+        "checkpoints",
+        "latency",
+        "findings",
+        "elapsed_s",
+        "records_validated",
+        "totals",
+        "offset_syncs",
+    ):
+        assert key in report
+    assert report["records_validated"] == 6
+    assert report["topics"][0]["partitions"][0]["verified_by"] == "digest"
+    assert report["checkpoints"]["partitions"][0]["safe"] is True
+    assert report["offset_syncs"]["latest_checked"] == 1 and report["offset_syncs"]["mismatched"] == 0
+    assert report["latency"]["p50_ms"] == 20.0
+    assert "sasl.jaas.config" in report["inputs"]["target"]["property_keys"]
+    html = (tmp_path / "report.html").read_text()
+    assert "<svg" in html and "PASS" in html and "<script" not in html and "http" not in html.split("<svg")[0].lower()
+    for text in ((tmp_path / "report.json").read_text(), html, out.out, out.err):
+        assert SECRET not in text
+    assert "verdict: PASS" in out.out
+
+
+def test_data_problems_and_unsafe_checkpoint_fail(spark, tmp_path, capsys):
+    source = orders()
+    target = [r for i, r in enumerate(source) if i != 2] + [dict(source[4], value=b"tampered")]
+    unsafe = Checkpoint("billing", "src.orders", 0, 1, 3, "")  # skips source offset 1 and 2
+    code = run_cli(
+        spark, clusters(spark, target_records=target, checkpoints=[unsafe]), tmp_path, "--catchup-timeout", "0"
+    )
+    assert code == EXIT_FAIL
+    report = json.loads((tmp_path / "report.json").read_text())
+    codes = {f["code"] for f in report["findings"]}
+    assert {"missing", "checkpoint_unsafe"} <= codes
+    assert report["verdict"] == "FAIL"
+    assert "verdict: FAIL" in capsys.readouterr().out
+
+
+def test_target_that_never_catches_up_fails_with_target_behind(spark, tmp_path):
+    code = run_cli(spark, clusters(spark, target_records=orders()[:3]), tmp_path)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert code == EXIT_FAIL and report["caught_up"] is False
+    assert any(f["code"] == "target_behind" for f in report["findings"])
+
+
+def test_topics_regex_skips_internal_topics(spark, tmp_path):
+    code = run_cli(spark, clusters(spark), tmp_path, "--topics-regex", ".*")
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert code == EXIT_PASS and [t["source_topic"] for t in report["topics"]] == ["orders"]
+
+
+def test_unknown_topic_is_a_usage_error(spark, tmp_path):
+    assert run_cli(spark, clusters(spark), tmp_path, "--topics", "nope") == EXIT_USAGE
+
+
+class Unreachable(InMemoryCluster):
+    def partitions(self, topic):
+        raise KafkaAccessError("source cluster (source:9092): describing orders failed: TimeoutException")
+
+
+def test_unreachable_cluster_exits_two(spark, tmp_path, capsys):
+    by_name = clusters(spark)
+    by_name["source"] = Unreachable("source", spark)
+    assert run_cli(spark, by_name, tmp_path) == EXIT_USAGE
+    assert "connection error" in capsys.readouterr().err
