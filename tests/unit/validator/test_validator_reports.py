@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 from mm2_validator.model import (
     CheckpointResult,

@@ -34,7 +34,7 @@ def records_frame(spark, topic: str, records: Iterable[dict[str, Any]], offsets:
         else:
             offset = next_offset.get(partition, 0)
             next_offset[partition] = offset + 1
-        headers = None if rec["headers"] is None else [(k, v) for k, v in rec["headers"]]
+        headers = None if rec["headers"] is None else [tuple(pair) for pair in rec["headers"]]
         rows.append(
             (
                 rec["key"],

@@ -186,7 +186,7 @@ class Validation:
                     )
                 )
             return []
-        rows = [(key, value, offset) for key, value, offset, _, _ in collect_internal_rows(records)]
+        rows = [(row[0], row[1], row[2]) for row in collect_internal_rows(records)]
         history, malformed = decode_checkpoint_records(rows)
         if malformed:
             self.result.findings.append(
@@ -206,7 +206,8 @@ class Validation:
             return {}
         summary.topic_found = True
         latest: dict[tuple[str, int], tuple[int, int]] = {}
-        for key, value, _, _, _ in collect_internal_rows(records):
+        for row in collect_internal_rows(records):
+            key, value = row[0], row[1]
             if value is None:
                 continue
             try:
@@ -266,7 +267,7 @@ class Validation:
     def measure_latency(self) -> None:
         topic = remote_heartbeats_topic(self.config.source_alias, self.config.separator, self.config.heartbeats_topic)
         records = read_whole_topic(self.target, topic)
-        rows = [] if records is None else [(k, v, ts, tt) for k, v, _, ts, tt in collect_internal_rows(records)]
+        rows = [] if records is None else [(row[0], row[1], row[3], row[4]) for row in collect_internal_rows(records)]
         self.result.latency = heartbeat_latency(
             rows, self.config.source_alias, topic, self.clock.wall_ms(), topic_found=records is not None
         )

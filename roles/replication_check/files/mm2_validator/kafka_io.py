@@ -63,7 +63,6 @@ class KafkaCluster(Protocol):
 
     def partitions(self, topic: str) -> list[int]:
         """Partition numbers; empty when the topic does not exist."""
-        ...
 
     def start_offsets(self, topic: str, partitions: list[int]) -> dict[int, int]: ...
 
@@ -71,7 +70,6 @@ class KafkaCluster(Protocol):
 
     def read(self, topic: str, start: Mapping[int, int], end: Mapping[int, int]) -> DataFrame:
         """Records of [start, end) per partition, shaped like KAFKA_RECORD_SCHEMA."""
-        ...
 
     def close(self) -> None: ...
 

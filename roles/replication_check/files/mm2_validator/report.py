@@ -166,10 +166,10 @@ _PROBLEM_COLOUR = "#cf222e"
 
 def partition_chart_svg(topic: TopicResult) -> str:
     """Bar chart: per partition, source records, target records and problems."""
-    bar, gap, group_gap, height, top, bottom = 12, 2, 18, 160, 18, 22
+    bar_width, gap, group_gap, height, top, bottom = 12, 2, 18, 160, 18, 22
     partitions = topic.partitions
     scale_max = max([max(p.source_records + p.source_tail_records, p.target_records) for p in partitions] + [1])
-    group_width = 3 * bar + 2 * gap
+    group_width = 3 * bar_width + 2 * gap
     width = max(len(partitions) * (group_width + group_gap) + group_gap, 200)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top + bottom}" '
@@ -189,14 +189,14 @@ def partition_chart_svg(topic: TopicResult) -> str:
             if value == 0:
                 continue
             bar_height = max(2.0, height * value / scale_max)  # small counts stay visible
-            bar_x = x + offset * (bar + gap)
+            bar_x = x + offset * (bar_width + gap)
             parts.append(
-                f'<rect x="{bar_x}" y="{baseline - bar_height:.1f}" width="{bar}" height="{bar_height:.1f}" fill="{colour}">'
+                f'<rect x="{bar_x}" y="{baseline - bar_height:.1f}" width="{bar_width}" height="{bar_height:.1f}" fill="{colour}">'
                 f"<title>partition {p.partition} {label}: {value}</title></rect>"
             )
         if problems:
             parts.append(
-                f'<text x="{x + 2 * (bar + gap) + bar / 2}" y="{top - 4}" font-size="10" text-anchor="middle" '
+                f'<text x="{x + 2 * (bar_width + gap) + bar_width / 2}" y="{top - 4}" font-size="10" text-anchor="middle" '
                 f'fill="{_PROBLEM_COLOUR}">{problems}</text>'
             )
         parts.append(
