@@ -43,6 +43,8 @@ molecule: setup
 test: unit lint sanity integration molecule
 
 bench: lab
+	ansible-playbook site.yml --skip-tags validate
+	ansible-playbook playbooks/validate.yml --tags replication_check_install
 	$(BIN)/python -m tests.bench
 
 clean:
