@@ -82,3 +82,398 @@ def parse_consumer_line(line: str) -> Record:
     if headers_field != "NO_HEADERS":
         headers = tuple(tuple(pair.split(":", 1)) for pair in headers_field.split(","))  # type: ignore[misc]
     return Record(int(partition_field.split(":", 1)[1]), key, value, headers)
+
+
+# ---- MirrorMaker 2 tests: polling, topics, groups, Connect REST, playbooks, extra brokers ----
+
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable, Iterator, Optional, TypeVar  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
+LAB_NETWORK = "kafka-dr-lab"
+LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
+CONNECT_URL = "http://127.0.0.1:8083"
+TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
+CONFIG_COMMAND = "kafka.admin.ConfigCommand"
+GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+OFFSET_SHELL = "org.apache.kafka.tools.GetOffsetShell"
+CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+
+Polled = TypeVar("Polled")
+
+
+class Deadline(AssertionError):
+    """A polled condition did not hold before its deadline."""
+
+
+def wait_until(probe: Callable[[], Optional[Polled]], timeout: float, what: str, interval: float = 2.0) -> Polled:
+    """Call `probe` until it returns something truthy; raise Deadline after `timeout` seconds.
+
+    A probe that raises counts as "not yet" (a tool may fail while a topic is being created);
+    the last error is reported with the timeout.
+    """
+    deadline = time.monotonic() + timeout
+    last_error: Optional[BaseException] = None
+    while True:
+        try:
+            result = probe()
+            if result:
+                return result
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            last_error = exc
+        if time.monotonic() >= deadline:
+            detail = f"; last error: {last_error}" if last_error else ""
+            raise Deadline(f"timed out after {timeout:.0f}s waiting for {what}{detail}")
+        time.sleep(interval)
+
+
+@dataclass(frozen=True)
+class TimedRecord:
+    partition: int
+    offset: int
+    timestamp: int
+    key: str
+    value: str
+    headers: tuple[tuple[str, str], ...]
+
+    def content(self) -> tuple[int, int, str, str, tuple[tuple[str, str], ...]]:
+        """What MM2 must preserve: partition, timestamp, key, value and headers (not the offset)."""
+        return self.partition, self.timestamp, self.key, self.value, self.headers
+
+
+def parse_timed_line(line: str) -> TimedRecord:
+    # "CreateTime:<ts>\tPartition:<n>\tOffset:<o>\t<headers>\t<key>\t<value>"
+    timestamp_field, partition_field, offset_field, headers_field, key, value = line.split("\t", 5)
+    headers: tuple[tuple[str, str], ...] = ()
+    if headers_field != "NO_HEADERS":
+        headers = tuple(tuple(pair.split(":", 1)) for pair in headers_field.split(","))  # type: ignore[misc]
+    return TimedRecord(int(partition_field.split(":", 1)[1]), int(offset_field.split(":", 1)[1]),
+                       int(timestamp_field.split(":", 1)[1]), key, value, headers)
+
+
+def consume_timed(host: str, topic: str, expected: int, group: Optional[str] = None,
+                  from_beginning: bool = True, timeout_ms: int = 120000) -> list[TimedRecord]:
+    """Read `expected` records with timestamps, partitions and offsets (committing them when a group is given)."""
+    args = ["--bootstrap-server", bootstrap(host), "--topic", topic, "--max-messages", str(expected),
+            "--timeout-ms", str(timeout_ms),
+            "--formatter-property", "print.timestamp=true", "--formatter-property", "print.partition=true",
+            "--formatter-property", "print.offset=true", "--formatter-property", "print.headers=true",
+            "--formatter-property", "print.key=true"]
+    if from_beginning:
+        args.append("--from-beginning")
+    if group:
+        args += ["--group", group, "--command-property", "enable.auto.commit=true",
+                 "--command-property", "auto.offset.reset=earliest"]
+    output = kafka_run(host, CONSOLE_CONSUMER, *args, timeout=timeout_ms // 1000 + 120)
+    return [parse_timed_line(line) for line in output.splitlines() if line.startswith("CreateTime:")]
+
+
+def topic_names(host: str) -> set[str]:
+    return set(kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--list").split())
+
+
+def partition_count(host: str, topic: str) -> int:
+    output = kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--describe", "--topic", topic)
+    match = re.search(r"PartitionCount:\s*(\d+)", output)
+    if not match:
+        raise RuntimeError(f"no partition count for {topic} on {host}: {output[:300]}")
+    return int(match.group(1))
+
+
+def add_partitions(host: str, topic: str, partitions: int) -> None:
+    kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--topic", topic,
+              "--partitions", str(partitions))
+
+
+def delete_topics(host: str, *topics: str) -> None:
+    """Delete the topics that exist (best effort: cleanup must not hide a test's own failure)."""
+    present = topic_names(host)
+    for topic in topics:
+        if topic in present:
+            kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--topic", topic)
+
+
+def topic_config(host: str, topic: str) -> dict[str, str]:
+    """Dynamic (non-default) configs of a topic."""
+    output = kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--describe",
+                       "--entity-type", "topics", "--entity-name", topic)
+    configs: dict[str, str] = {}
+    for match in re.finditer(r"^\s+([a-z][a-z0-9.\-]*)=(\S*) sensitive=", output, re.MULTILINE):
+        configs[match.group(1)] = match.group(2)
+    return configs
+
+
+def alter_topic_config(host: str, topic: str, key: str, value: str) -> None:
+    kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "topics",
+              "--entity-name", topic, "--add-config", f"{key}={value}")
+
+
+def end_offsets(host: str, topic: str) -> dict[int, int]:
+    output = kafka_run(host, OFFSET_SHELL, "--bootstrap-server", bootstrap(host), "--topic", topic)
+    offsets: dict[int, int] = {}
+    for line in output.split():
+        name, partition, offset = line.rsplit(":", 2)
+        if name == topic:
+            offsets[int(partition)] = int(offset)
+    return offsets
+
+
+def group_offsets(host: str, group: str) -> dict[tuple[str, int], int]:
+    """Committed offsets of a group, {(topic, partition): offset}; empty when the group has none."""
+    output = kafka_run(host, GROUP_COMMAND, "--bootstrap-server", bootstrap(host), "--describe", "--offsets",
+                       "--group", group)
+    offsets: dict[tuple[str, int], int] = {}
+    for line in output.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[0] == group and fields[2].isdigit() and fields[3].isdigit():
+            offsets[(fields[1], int(fields[2]))] = int(fields[3])
+    return offsets
+
+
+def delete_group(host: str, group: str) -> None:
+    try:
+        kafka_run(host, GROUP_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--group", group)
+    except RuntimeError:
+        pass  # already gone, or never created on this cluster
+
+
+# ---- Kafka Connect REST, from inside a worker (the controller cannot resolve the workers) ----
+
+_REST_SNIPPET = """
+import json, sys, requests
+method, url, body = sys.argv[1], sys.argv[2], sys.stdin.read()
+answer = requests.request(method, url, data=body or None, headers={'Content-Type': 'application/json'}, timeout=60)
+print(json.dumps({'status': answer.status_code, 'body': answer.json() if answer.content else None}))
+"""
+
+
+def connect_rest(method: str, path: str, body: Optional[dict[str, Any]] = None,
+                 worker: str = CONNECT_WORKERS[0]) -> tuple[int, Any]:
+    """(HTTP status, decoded body) of one Kafka Connect REST call, made on a worker."""
+    done = subprocess.run(["docker", "exec", "-i", worker, "python3", "-c", _REST_SNIPPET, method, CONNECT_URL + path],
+                          input=json.dumps(body) if body is not None else "", capture_output=True, text=True,
+                          timeout=120, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"REST {method} {path} on {worker} failed: {done.stderr[-1000:]}")
+    answer = json.loads(done.stdout)
+    return answer["status"], answer["body"]
+
+
+def connector_status(name: str) -> Optional[dict[str, Any]]:
+    status, body = connect_rest("GET", f"/connectors/{name}/status")
+    return body if status == 200 else None
+
+
+def connector_config(name: str) -> Optional[dict[str, str]]:
+    status, body = connect_rest("GET", f"/connectors/{name}/config")
+    return body if status == 200 else None
+
+
+def connector_names() -> list[str]:
+    return sorted(connect_rest("GET", "/connectors")[1])
+
+
+def remove_connector(name: str, timeout: float = 120) -> None:
+    """Stop a connector, drop its stored source offsets, then delete it, so a later connector
+    of the same name starts clean. Absent connectors are fine."""
+    if connector_status(name) is None:
+        return
+    connect_rest("PUT", f"/connectors/{name}/stop")
+    wait_until(lambda: (connector_status(name) or {}).get("connector", {}).get("state") == "STOPPED",
+               timeout, f"connector {name} to stop")
+    connect_rest("DELETE", f"/connectors/{name}/offsets")
+    connect_rest("DELETE", f"/connectors/{name}")
+    wait_until(lambda: name not in connector_names(), timeout, f"connector {name} to be deleted")
+
+
+def worker_file(path: str, content: Optional[str], owner_group: str = "kafka") -> None:
+    """Write (or, with None, remove) a file on every Connect worker, readable by the workers' group."""
+    for worker in CONNECT_WORKERS:
+        if content is None:
+            subprocess.run(["docker", "exec", worker, "rm", "-f", path], check=True, capture_output=True)
+            continue
+        subprocess.run(["docker", "exec", "-i", worker, "sh", "-c",
+                        f"umask 027 && cat > {path} && chgrp {owner_group} {path}"],
+                       input=content, text=True, check=True, capture_output=True)
+
+
+# ---- playbooks --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlaybookRun:
+    returncode: int
+    output: str
+
+    def recap(self) -> dict[str, dict[str, int]]:
+        """PLAY RECAP counters per host, e.g. {"task-1-1": {"ok": 17, "changed": 0, ...}}."""
+        recap: dict[str, dict[str, int]] = {}
+        for line in self.output.split("PLAY RECAP", 1)[-1].splitlines():
+            match = re.match(r"^(\S+)\s+:\s+(.*)$", line.strip())
+            if match:
+                recap[match.group(1)] = {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", match.group(2))}
+        return recap
+
+    def changed(self) -> int:
+        return sum(counters.get("changed", 0) for counters in self.recap().values())
+
+
+def run_playbook(playbook: str, extra_vars: Optional[dict[str, Any]] = None, *options: str,
+                 timeout: int = 1200) -> PlaybookRun:
+    """ansible-playbook from the checkout with the lab inventory; extra vars go through a JSON file."""
+    command = [str(ANSIBLE_PLAYBOOK), str(REPO_ROOT / playbook), *options]
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_FORCE_COLOR="0")
+    vars_file: Optional[Path] = None
+    if extra_vars is not None:
+        vars_file = REPO_ROOT / "build" / f"itest-vars-{os.getpid()}-{time.monotonic_ns()}.json"
+        vars_file.parent.mkdir(exist_ok=True)
+        vars_file.write_text(json.dumps(extra_vars))
+        command += ["-e", f"@{vars_file}"]
+    try:
+        done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    finally:
+        if vars_file is not None:
+            vars_file.unlink(missing_ok=True)
+    return PlaybookRun(done.returncode, done.stdout + done.stderr)
+
+
+def inventory_vars(host: str = CONNECT_WORKERS[0]) -> dict[str, Any]:
+    """A host's inventory variables, unrendered (templates stay templates)."""
+    done = subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "ansible-inventory"), "--host", host],
+                          cwd=REPO_ROOT, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg")),
+                          capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+# ---- extra one-node brokers on the lab network, created and removed by a test ----------------
+
+@dataclass(frozen=True)
+class ScramUser:
+    name: str
+    password: str
+
+
+def remove_container(name: str) -> None:
+    subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
+
+
+def _docker(*args: str, stdin: Optional[str] = None) -> str:
+    done = subprocess.run(["docker", *args], input=stdin, capture_output=True, text=True, check=False, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"docker {' '.join(args[:3])} failed: {done.stderr[-1500:]}")
+    return done.stdout
+
+
+def _copy_kafka_install(name: str) -> None:
+    """The lab's Kafka installation, streamed from a lab broker into the new container."""
+    _docker("exec", name, "mkdir", "-p", "/opt/kafka", "/var/lib/kafka", "/etc/kafka")
+    packer = subprocess.Popen(["docker", "exec", SOURCE_BROKER, "tar", "-C", "/opt/kafka", "-cf", "-", "."],
+                              stdout=subprocess.PIPE)
+    unpacked = subprocess.run(["docker", "exec", "-i", name, "tar", "-C", "/opt/kafka", "-xf", "-"],
+                              stdin=packer.stdout, capture_output=True, check=False, timeout=300)
+    if packer.stdout is not None:
+        packer.stdout.close()
+    if packer.wait(timeout=300) != 0 or unpacked.returncode != 0:
+        raise RuntimeError(f"copying Kafka into {name} failed: {unpacked.stderr.decode()[-1000:]}")
+
+
+def _broker_properties(name: str, scram: Optional[ScramUser]) -> str:
+    listeners = ["PLAINTEXT://0.0.0.0:9092", "CONTROLLER://0.0.0.0:9093"]
+    advertised = [f"PLAINTEXT://{name}:9092"]
+    protocols = ["CONTROLLER:PLAINTEXT", "PLAINTEXT:PLAINTEXT"]
+    lines = []
+    if scram is not None:
+        listeners.append("SASL_PLAINTEXT://0.0.0.0:9094")
+        advertised.append(f"SASL_PLAINTEXT://{name}:9094")
+        protocols.append("SASL_PLAINTEXT:SASL_PLAINTEXT")
+        lines += ["sasl.enabled.mechanisms=SCRAM-SHA-256",
+                  "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config="
+                  "org.apache.kafka.common.security.scram.ScramLoginModule required;"]
+    lines += [
+        "process.roles=broker,controller", "node.id=1", f"controller.quorum.voters=1@{name}:9093",
+        f"listeners={','.join(listeners)}", f"advertised.listeners={','.join(advertised)}",
+        f"listener.security.protocol.map={','.join(protocols)}", "inter.broker.listener.name=PLAINTEXT",
+        "controller.listener.names=CONTROLLER", "log.dirs=/var/lib/kafka/data", "num.partitions=1",
+        "default.replication.factor=1", "offsets.topic.replication.factor=1",
+        "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
+        "group.initial.rebalance.delay.ms=0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def start_broker(name: str, scram: Optional[ScramUser] = None, timeout: float = 180) -> str:
+    """A one-node KRaft broker in a new container on the lab network, PLAINTEXT on name:9092
+    (and SASL_PLAINTEXT with SCRAM-SHA-256 on name:9094 when a user is given). Returns the name."""
+    remove_container(name)
+    _docker("run", "-d", "--name", name, "--hostname", name, "--network", LAB_NETWORK, "--label",
+            "kafka-dr.itest=true", "--tmpfs", "/tmp", LAB_IMAGE, "sleep", "infinity")
+    _copy_kafka_install(name)
+    _docker("exec", "-i", name, "sh", "-c", "cat > /etc/kafka/server.properties",
+            stdin=_broker_properties(name, scram))
+    cluster_id = ("Itest" + re.sub(r"[^A-Za-z0-9]", "", name)).ljust(21, "0")[:21] + "A"
+    format_args = ["exec", name, KAFKA_RUN, "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id,
+                   "--config", "/etc/kafka/server.properties"]
+    if scram is not None:
+        format_args += ["--add-scram", f"SCRAM-SHA-256=[name={scram.name},password={scram.password}]"]
+    _docker(*format_args)
+    _docker("exec", "-d", "-e", "KAFKA_TOOL_OPTS=-Xms256m -Xmx256m", name, "sh", "-c",
+            f"exec {KAFKA_RUN} kafka.Kafka /etc/kafka/server.properties > /var/log/kafka-broker.log 2>&1")
+    wait_until(lambda: topic_names(name) is not None, timeout, f"broker {name} to serve metadata", interval=3)
+    return name
+
+
+def temporary_broker(name: str, scram: Optional[ScramUser] = None) -> Iterator[str]:
+    """Generator for a pytest fixture: the broker exists while the test runs and is removed after."""
+    try:
+        yield start_broker(name, scram)
+    finally:
+        remove_container(name)
+
+
+def task_assignments(connector: str, key: str) -> set[str]:
+    """Items of a comma-separated task config setting over all tasks of a connector
+    (task.assigned.partitions of a source connector, task.assigned.groups of a checkpoint connector)."""
+    status, tasks = connect_rest("GET", f"/connectors/{connector}/tasks")
+    if status != 200:
+        return set()
+    return {item for task in tasks for item in task.get("config", {}).get(key, "").split(",") if item}
+
+
+def topics_assigned_to(connector: str) -> set[str]:
+    """Source topics a MirrorSourceConnector's tasks read."""
+    return {partition.rsplit("-", 1)[0] for partition in task_assignments(connector, "task.assigned.partitions")}
+
+
+def delete_mirrored_group(source_host: str, target_host: str, group: str, checkpoint_connector: str,
+                          timeout: float = 120) -> None:
+    """Delete a group on the source, wait until MM2 stops following it (it would sync it back),
+    then delete it on the target."""
+    delete_group(source_host, group)
+    wait_until(lambda: group not in task_assignments(checkpoint_connector, "task.assigned.groups"), timeout,
+               f"{checkpoint_connector} to stop following {group}")
+    delete_group(target_host, group)
+
+
+def delete_mirrored_topics(source_host: str, topics: list[str], target_host: str, remote_topics: list[str],
+                           connector: str, timeout: float = 120) -> None:
+    """Delete source topics, wait until the source connector's tasks no longer read them (their
+    producers, which could re-create a remote topic, are gone), then delete the remote topics."""
+    delete_topics(source_host, *topics)
+    wait_until(lambda: not topics_assigned_to(connector) & set(topics), timeout,
+               f"{connector} to stop mirroring {', '.join(topics)}")
+    delete_topics(target_host, *remote_topics)
+
+
+def kafka_run_bytes(host: str, main_class: str, *args: str, timeout: int = 180) -> bytes:
+    """kafka_run for output that is not text (binary keys and values of MM2's internal records)."""
+    command = ["docker", "exec", host, KAFKA_RUN, main_class, *args]
+    done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{main_class} on {host} exited {done.returncode}: {done.stderr[-2000:]!r}")
+    return done.stdout

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sample data for `make demo`: 10,000 keyed records with headers on the source topic
+# foo.orders (once), then the time from the demo's start to the first record that
+# MirrorMaker 2 replicated to src.foo.orders on the target.
+set -euo pipefail
+started=${DEMO_STARTED:-$(date +%s.%N)}
+run() { docker exec -i "$1" /opt/kafka/kafka-run "${@:2}"; }
+offsets() {
+  run "$1" org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$1:9092" --topic "$2" 2>/dev/null \
+    | awk -F: '{sum += $3} END {print sum + 0}'
+}
+
+if [ "$(offsets src-kafka-1 foo.orders)" -eq 0 ]; then
+  run src-kafka-1 org.apache.kafka.tools.TopicCommand --bootstrap-server src-kafka-1:9092 \
+    --create --if-not-exists --topic foo.orders --partitions 3 >/dev/null
+  seq 1 10000 | awk '{printf "source:demo,seq:%d\torder-%05d\t{\"order\":%d,\"amount\":%d}\n", $1, $1 % 997, $1, $1 * 7 % 1000}' \
+    | run src-kafka-1 org.apache.kafka.tools.ConsoleProducer --bootstrap-server src-kafka-1:9092 --topic foo.orders \
+        --reader-property parse.key=true --reader-property parse.headers=true --producer-property acks=all
+fi
+for _ in $(seq 1 300); do
+  if [ "$(offsets dst-kafka-1 src.foo.orders)" -gt 0 ]; then
+    awk -v now="$(date +%s.%N)" -v start="$started" 'BEGIN {
+      printf "first replicated record on dst-kafka-1 (src.foo.orders) %.1f s after the demo started\n", now - start }' 
+    exit 0
+  fi
+  sleep 1
+done
+echo "no record reached src.foo.orders within 300 s" >&2
+exit 1

@@ -1,0 +1,130 @@
+"""The mirrormaker role on the lab: idempotence, check mode, validation before change, and
+aggregation of two sources into one target (with a second source broker, src2-kafka-1, that
+this module creates on the lab network and removes), followed by pruning of the extra flow.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterator
+
+import pytest
+
+from tests.integration import lab
+
+SOURCE = lab.SOURCE_BROKER
+TARGET = lab.TARGET_BROKER
+SECOND_SOURCE = "src2-kafka-1"
+RUN_ID = time.strftime("%Y%m%d%H%M%S")
+PLAYBOOK = "playbooks/mirrormaker.yml"
+FLOW_CONNECTORS = ("mm2-src-dst-source", "mm2-src-dst-checkpoint", "mm2-src-dst-heartbeat")
+SECOND_FLOW_CONNECTORS = ("mm2-src2-dst-source", "mm2-src2-dst-checkpoint", "mm2-src2-dst-heartbeat")
+HAND_MADE = "mm2-hand-made"        # the role's prefix, but not its naming: pruning must leave it alone
+REPLICATION_TIMEOUT = 240
+
+
+def deployed_configs() -> dict[str, dict[str, str] | None]:
+    return {name: lab.connector_config(name) for name in FLOW_CONNECTORS}
+
+
+@pytest.fixture(scope="module")
+def deployed(lab_brokers: tuple[str, str]) -> dict[str, dict[str, str] | None]:
+    run = lab.run_playbook(PLAYBOOK)
+    assert run.returncode == 0, run.output[-4000:]
+    return deployed_configs()
+
+
+def test_second_run_changes_nothing(deployed: dict[str, Any]) -> None:
+    run = lab.run_playbook(PLAYBOOK)
+    assert run.returncode == 0, run.output[-4000:]
+    assert run.changed() == 0, run.recap()
+
+
+def test_check_mode_predicts_no_change(deployed: dict[str, Any]) -> None:
+    run = lab.run_playbook(PLAYBOOK, None, "--check", "--diff")
+    assert run.returncode == 0, run.output[-4000:]
+    assert run.changed() == 0, run.recap()
+
+
+@pytest.mark.parametrize(("bad_flow", "message"), [
+    ({"source": "src", "target": "nowhere"}, 'target "nowhere" is not a cluster alias'),
+    ({"source": "src", "target": "src"}, "source and target are the same cluster"),
+    ({"source": "src", "target": "dst", "name": "other", "replication_policy": "mirror"}, "replication_policy"),
+    ({"source": "src", "target": "dst", "name": "other", "sync_group_offsets": True, "emit_checkpoints": False},
+     "sync_group_offsets needs emit_checkpoints"),
+])
+def test_invalid_flow_fails_before_any_change(deployed: dict[str, Any], bad_flow: dict[str, Any], message: str) -> None:
+    connectors_before = lab.connector_names()
+    flows = lab.inventory_vars()["mm2_flows"] + [bad_flow]
+    run = lab.run_playbook(PLAYBOOK, {"mm2_flows": flows, "mm2_prune": True})
+    assert run.returncode != 0
+    assert message in run.output, run.output[-3000:]
+    assert run.changed() == 0, run.recap()
+    assert lab.connector_names() == connectors_before
+    assert deployed_configs() == deployed
+
+
+# ---- aggregation: src -> dst and src2 -> dst ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def second_source(lab_brokers: tuple[str, str]) -> Iterator[str]:
+    yield from lab.temporary_broker(SECOND_SOURCE)
+
+
+def hand_made_heartbeat_config() -> dict[str, str]:
+    converter = "org.apache.kafka.connect.converters.ByteArrayConverter"
+    return {
+        "connector.class": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
+        "source.cluster.alias": "handmade", "target.cluster.alias": "dst",
+        "source.cluster.bootstrap.servers": lab.bootstrap(SOURCE),
+        "target.cluster.bootstrap.servers": lab.bootstrap(TARGET),
+        "heartbeats.topic.replication.factor": "-1", "emit.heartbeats.interval.seconds": "30",
+        "key.converter": converter, "value.converter": converter, "header.converter": converter,
+    }
+
+
+@pytest.fixture
+def aggregation(deployed: dict[str, Any], second_source: str) -> Iterator[str]:
+    """src and src2 both replicate into dst; afterwards the src2 flow is pruned (a hand-made
+    connector with the role's prefix survives) and every topic that appeared is deleted."""
+    topic = f"foo.agg.{RUN_ID}"
+    before = {SOURCE: lab.topic_names(SOURCE), TARGET: lab.topic_names(TARGET)}
+    model = lab.inventory_vars()
+    clusters = dict(model["mm2_clusters"], src2={"bootstrap_servers": lab.bootstrap(second_source)})
+    flows = model["mm2_flows"] + [{"source": "src2", "target": "dst", "topics": [r"foo\..*"],
+                                   "offset_syncs_topic_location": "target"}]
+    for host in (SOURCE, second_source):
+        lab.create_topic(host, topic, 2)
+        lab.produce(host, topic, [lab.Record(-1, f"key-{index}", f"{host} {index}", (("from", host),))
+                                  for index in range(50)])
+    status, body = lab.connect_rest("PUT", f"/connectors/{HAND_MADE}/config", hand_made_heartbeat_config())
+    assert status in (200, 201), body
+    run = lab.run_playbook(PLAYBOOK, {"mm2_clusters": clusters, "mm2_flows": flows})
+    try:
+        assert run.returncode == 0, run.output[-4000:]
+        yield topic
+    finally:
+        pruned = lab.run_playbook(PLAYBOOK, {"mm2_prune": True})
+        survivors = set(lab.connector_names())
+        lab.remove_connector(HAND_MADE)
+        lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - before[SOURCE]),
+                                   TARGET, sorted(lab.topic_names(TARGET) - before[TARGET]), FLOW_CONNECTORS[0])
+    assert pruned.returncode == 0, pruned.output[-4000:]
+    assert not survivors & set(SECOND_FLOW_CONNECTORS), survivors
+    assert set(FLOW_CONNECTORS) | {HAND_MADE} <= survivors
+
+
+def test_two_sources_aggregate_into_one_target(aggregation: str) -> None:
+    topic = aggregation
+    for alias, host in (("src", SOURCE), ("src2", SECOND_SOURCE)):
+        remote = f"{alias}.{topic}"
+        lab.wait_until(lambda: remote in lab.topic_names(TARGET) and sum(lab.end_offsets(TARGET, remote).values()) >= 50,
+                       REPLICATION_TIMEOUT, f"50 records in {remote}")
+        records = lab.consume_all(TARGET, remote, 50)
+        assert {dict(record.headers)["from"] for record in records} == {host}
+        assert lab.partition_count(TARGET, remote) == 2
+    target_topics = lab.topic_names(TARGET)
+    # Each source has its own checkpoints; the second flow keeps its offset syncs on the target.
+    assert {"src.checkpoints.internal", "src2.checkpoints.internal", "mm2-offset-syncs.src2.internal"} <= target_topics
+    for name in SECOND_FLOW_CONNECTORS:
+        assert (lab.connector_status(name) or {}).get("connector", {}).get("state") == "RUNNING", name

@@ -1,0 +1,183 @@
+"""The PySpark validator on the lab: it catches each fault kind, and passes real MM2 replication."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.integration import ansible_run, lab
+
+NODE = lab.CONNECT_WORKERS[0]
+JOB_HOME = "/opt/kafka-dr/replication-check"
+JOB_PYTHON = f"{JOB_HOME}/venv/bin/python"
+JARS_GLOB = f"{JOB_HOME}/jars/*.jar"
+PARTITIONS = 2
+RECORDS_PER_PARTITION = 60
+KEYS_PER_PARTITION = 6
+# Recent timestamps: records older than the retention (7 days) would be deleted at once.
+BASE_TIMESTAMP_MS = (int(time.time()) - 3600) * 1000
+
+Record = dict  # {"partition", "key", "value", "headers", "timestamp"} with hex payloads
+
+
+def source_records() -> list[Record]:
+    records = []
+    for partition in range(PARTITIONS):
+        for index in range(RECORDS_PER_PARTITION):
+            records.append({
+                "partition": partition,
+                "key": f"p{partition}-key-{index % KEYS_PER_PARTITION}".encode().hex(),
+                "value": f"value-{partition}-{index}".encode().hex(),
+                "headers": [["seq", str(index).encode().hex()], ["empty", ""], ["null", None]],
+                "timestamp": BASE_TIMESTAMP_MS + partition * 100_000 + index,
+            })
+    return records
+
+
+def drop_one(records: list[Record]) -> list[Record]:
+    return records[:10] + records[11:]
+
+
+def duplicate_run(records: list[Record]) -> list[Record]:
+    return records[:20] + records[15:20] + records[20:]
+
+
+def swap_same_key_pair(records: list[Record]) -> list[Record]:
+    swapped = list(records)
+    swapped[12], swapped[12 + KEYS_PER_PARTITION] = swapped[12 + KEYS_PER_PARTITION], swapped[12]
+    return swapped
+
+
+def alter(field: str, change: Callable[[Record], object]) -> Callable[[list[Record]], list[Record]]:
+    def apply(records: list[Record]) -> list[Record]:
+        altered = [dict(record) for record in records]
+        altered[30][field] = change(altered[30])
+        return altered
+    return apply
+
+
+FAULTS: dict[str, tuple[Callable[[list[Record]], list[Record]], str]] = {
+    "missing": (drop_one, "missing"),
+    "duplicate": (duplicate_run, "duplicate"),
+    "swapped": (swap_same_key_pair, "order_violation"),
+    "value": (alter("value", lambda record: "ff" + record["value"]), "content_mismatch"),
+    "header": (alter("headers", lambda record: [["seq", "ff"], ["empty", ""], ["null", None]]), "content_mismatch"),
+    "timestamp": (alter("timestamp", lambda record: record["timestamp"] + 1), "content_mismatch"),
+}
+
+
+def checkpoint_record(group: str, topic: str, partition: int, upstream: int, downstream: int) -> Record:
+    """A MirrorCheckpointConnector record: key group+topic+partition, value version+offsets+metadata."""
+    def kafka_string(text: str) -> bytes:
+        encoded = text.encode()
+        return struct.pack(">h", len(encoded)) + encoded
+    key = kafka_string(group) + kafka_string(topic) + struct.pack(">i", partition)
+    value = struct.pack(">hqq", 0, upstream, downstream) + kafka_string("")
+    return {"partition": 0, "key": key.hex(), "value": value.hex(), "headers": [], "timestamp": BASE_TIMESTAMP_MS}
+
+
+def copy_into_node(content: str, path: str) -> None:
+    # Through stdin: the node's /tmp is a tmpfs that `docker cp` cannot reach.
+    subprocess.run(["docker", "exec", "-i", NODE, "sh", "-c", f"cat > {path}"], input=content, text=True, check=True)
+
+
+def write(bootstrap: str, topics: list[dict]) -> None:
+    spec_path = f"/var/tmp/kafka-writer-spec-{bootstrap.split(':')[0]}.json"
+    copy_into_node(json.dumps({"bootstrap": bootstrap, "topics": topics}), spec_path)
+    copy_into_node((Path(__file__).parent / "tools" / "kafka_writer.py").read_text(), "/var/tmp/kafka_writer.py")
+    done = subprocess.run(["docker", "exec", NODE, JOB_PYTHON, "/var/tmp/kafka_writer.py", spec_path, JARS_GLOB],
+                          capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def validator_node(lab_brokers: tuple[str, str]) -> str:
+    """The validation role installs the job and its runtime on the node (idempotently)."""
+    install = ansible_run.playbook("playbooks/validate.yml", "--tags", "replication_check_install")
+    assert install.returncode == 0, install.output[-3000:]
+    return NODE
+
+
+def node_jars() -> str:
+    listing = subprocess.run(["docker", "exec", NODE, "sh", "-c", f"ls {JARS_GLOB}"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    return ",".join(listing)
+
+
+def run_validator(*args: str) -> tuple[int, dict]:
+    report = f"/var/tmp/validator-report-{int(time.time() * 1000)}.json"
+    done = subprocess.run(
+        ["docker", "exec", "-e", f"PYTHONPATH={JOB_HOME}/job", NODE, JOB_PYTHON, "-m", "mm2_validator",
+         "--source-alias", "src", "--target-alias", "dst",
+         "--source-bootstrap", lab.bootstrap(lab.SOURCE_BROKER), "--target-bootstrap", lab.bootstrap(lab.TARGET_BROKER),
+         "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *args],
+        capture_output=True, text=True, check=False, timeout=900)
+    body = subprocess.run(["docker", "exec", NODE, "cat", report], capture_output=True, text=True, check=False).stdout
+    assert body, f"no report (exit {done.returncode}): {done.stdout[-2000:]} {done.stderr[-3000:]}"
+    return done.returncode, json.loads(body)
+
+
+def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: str) -> None:
+    run_id = int(time.time())
+    source = source_records()
+    source_topics, target_topics, expectations = [], [], {}
+    for kind, (fault, expected_problem) in {**FAULTS, "clean": (list, "")}.items():
+        name = f"vfault-{kind}-{run_id}"
+        source_topics.append({"name": name, "partitions": PARTITIONS, "records": source})
+        copy = [record for record in source if record["partition"] == 1]
+        faulty_partition_0 = fault([record for record in source if record["partition"] == 0])
+        target_topics.append({"name": f"src.{name}", "partitions": PARTITIONS, "records": faulty_partition_0 + copy})
+        expectations[name] = expected_problem
+    checkpoints_topic = f"vfault-checkpoints-{run_id}"
+    clean_target = f"src.vfault-clean-{run_id}"
+    # Upstream 30 translated to downstream 40 skips ten records; 20 -> 20 is exact.
+    target_topics.append({"name": checkpoints_topic, "partitions": 1, "records": [
+        checkpoint_record("skipper", clean_target, 0, upstream=30, downstream=40),
+        checkpoint_record("careful", clean_target, 0, upstream=20, downstream=20),
+    ]})
+    write(lab.bootstrap(lab.SOURCE_BROKER), source_topics)
+    write(lab.bootstrap(lab.TARGET_BROKER), target_topics)
+
+    exit_code, report = run_validator("--topics", ",".join(expectations), "--groups", "skipper,careful",
+                                      "--checkpoints-topic", checkpoints_topic, "--catchup-timeout", "10")
+
+    assert exit_code == 1
+    assert report["verdict"] == "FAIL"
+    by_topic = {topic["source_topic"]: topic for topic in report["topics"]}
+    for name, expected_problem in expectations.items():
+        partition_0, partition_1 = sorted(by_topic[name]["partitions"], key=lambda entry: entry["partition"])
+        assert all(count == 0 for count in partition_1["problems"].values()), (name, partition_1)
+        if expected_problem:
+            assert partition_0["problems"][expected_problem] > 0, (name, partition_0)
+        else:
+            assert all(count == 0 for count in partition_0["problems"].values()), (name, partition_0)
+    field_of = {"value": "value", "header": "headers", "timestamp": "timestamp"}
+    for kind, field in field_of.items():
+        partition_0 = min(by_topic[f"vfault-{kind}-{run_id}"]["partitions"], key=lambda entry: entry["partition"])
+        assert partition_0["content_mismatch_fields"][field] > 0, (kind, partition_0)
+    verdicts = {entry["group"]: entry for entry in report["checkpoints"]["partitions"]}
+    assert verdicts["skipper"]["safe"] is False and verdicts["skipper"]["skipped_records"] == 10
+    assert verdicts["careful"]["safe"] is True
+
+
+def test_real_replication_passes_through_the_playbook(validator_node: str) -> None:
+    topic = f"foo.vclean.{int(time.time())}"
+    lab.create_topic(lab.SOURCE_BROKER, topic, 3)
+    lab.produce(lab.SOURCE_BROKER, topic, [
+        lab.Record(partition=-1, key=f"k{index}", value=f"v{index}", headers=(("n", str(index)),)) for index in range(3000)
+    ])
+
+    run = ansible_run.playbook("playbooks/validate.yml", "-e",
+                               json.dumps({"replication_check_topics": [topic], "replication_check_topics_regex": ""}))
+
+    assert run.returncode == 0, run.output[-4000:]
+    report = json.loads((ansible_run.REPO_ROOT / "reports" / f"{NODE}-replication-report.json").read_text())
+    assert report["verdict"] == "PASS"
+    assert report["records_validated"] == 3000
+    assert report["totals"]["target_records"] == 3000

@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The role's planning stage run by ansible-playbook: the lab inventory's model, and a bad model
+stopped with the planner's messages. Nothing is contacted but the controller."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+PLAYBOOK = Path(__file__).with_name('plan_only.yml')
+ANSIBLE_PLAYBOOK = REPO_ROOT / '.venv' / 'bin' / 'ansible-playbook'
+
+
+def run_plan(tmp_path: Path, inventory: str, extra_vars: Dict[str, Any]) -> subprocess.CompletedProcess:
+    vars_file = tmp_path / 'vars.json'
+    vars_file.write_text(json.dumps(extra_vars))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+    return subprocess.run([str(ANSIBLE_PLAYBOOK), '-i', inventory, str(PLAYBOOK), '-e', '@%s' % vars_file],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def read_plan(tmp_path: Path, inventory: str, extra_vars: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    output = tmp_path / 'plan.json'
+    done = run_plan(tmp_path, inventory, dict(extra_vars or {}, plan_output=str(output)))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    return json.loads(output.read_text())
+
+
+@pytest.fixture(scope='module', autouse=True)
+def needs_ansible() -> None:
+    if not ANSIBLE_PLAYBOOK.exists():
+        pytest.skip('the project venv (make setup) provides ansible-playbook')
+
+
+def test_lab_inventory_plans_the_one_way_flow(tmp_path: Path) -> None:
+    plan = read_plan(tmp_path, str(REPO_ROOT / 'inventories' / 'lab'), {'plan_hosts': 'connect_workers'})
+    assert plan['errors'] == []
+    assert plan['desired_names'] == ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']
+    source = plan['connectors'][0]['config']
+    assert source['topics'] == 'foo\\..*'
+    assert source['source.cluster.bootstrap.servers'] == 'src-kafka-1:9092'
+    assert source['target.cluster.bootstrap.servers'] == 'dst-kafka-1:9092'
+    assert source['refresh.topics.interval.seconds'] == '5'
+    assert source['sync.topic.configs.interval.seconds'] == '5'
+
+
+def test_example_inventory_plans_cleanly(tmp_path: Path) -> None:
+    plan = read_plan(tmp_path, str(REPO_ROOT / 'inventories' / 'example_emr'), {'plan_hosts': 'connect_workers'})
+    assert plan['errors'] == []
+    assert len(plan['connectors']) >= 3
+    assert any('${file:' in value for connector in plan['connectors'] for value in connector['config'].values())
+
+
+def test_a_bad_model_stops_the_play_with_every_problem(tmp_path: Path) -> None:
+    model = {
+        'mm2_clusters': {'src': {'bootstrap_servers': 'src:9092'}, 'dst': {'bootstrap_servers': 'dst:9092'}},
+        'mm2_flows': [{'source': 'src', 'target': 'src'}, {'source': 'src', 'target': 'elsewhere'}],
+        'plan_output': str(tmp_path / 'never.json'),
+        # An explicit localhost is not the implicit one: point it at this interpreter.
+        'ansible_python_interpreter': sys.executable,
+    }
+    done = run_plan(tmp_path, 'localhost,', model)
+    assert done.returncode != 0
+    assert 'the MirrorMaker 2 model is invalid; nothing was changed' in done.stdout
+    assert 'source and target are the same cluster' in done.stdout
+    assert 'target "elsewhere" is not a cluster alias' in done.stdout
+    assert not (tmp_path / 'never.json').exists()
+
+
+def flow_option_names(spec: Dict[str, Any]) -> List[str]:
+    return sorted(spec['argument_specs']['main']['options']['mirrormaker_flows']['options'])
+
+
+def test_argument_specs_document_every_flow_option_and_variable() -> None:
+    import yaml
+    spec = yaml.safe_load((REPO_ROOT / 'roles' / 'mirrormaker' / 'meta' / 'argument_specs.yml').read_text())
+    defaults = yaml.safe_load((REPO_ROOT / 'roles' / 'mirrormaker' / 'defaults' / 'main.yml').read_text())
+    builtin = defaults['mirrormaker_flow_builtin_defaults']
+    assert flow_option_names(spec) == sorted(set(builtin) | {'source', 'target'})
+    assert sorted(spec['argument_specs']['main']['options']) == sorted(defaults)
+    readme = (REPO_ROOT / 'roles' / 'mirrormaker' / 'README.md').read_text()
+    for name in list(defaults) + list(builtin):
+        assert '`%s`' % name in readme, name
