@@ -71,3 +71,19 @@ notes:
   - Connector names are URL-encoded in request paths.
   - Error messages carry the HTTP status and the message the worker returned.
 '''
+
+    # Attributes of the modules that only read (connector_info, connect_cluster_info).
+    READ_ONLY = r'''
+attributes:
+  check_mode:
+    description: The module only reads, so it runs unchanged in check mode.
+    support: full
+  diff_mode:
+    description: Nothing changes, so there is no diff.
+    support: N/A
+  action_group:
+    description: Use C(group/kafka_dr.mm2.connect) in C(module_defaults) to set the connection options once.
+    support: full
+    membership:
+      - kafka_dr.mm2.connect
+'''

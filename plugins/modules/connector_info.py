@@ -37,18 +37,7 @@ options:
     default: true
 extends_documentation_fragment:
   - kafka_dr.mm2.connect
-attributes:
-  check_mode:
-    description: The module only reads, so it runs unchanged in check mode.
-    support: full
-  diff_mode:
-    description: Nothing changes, so there is no diff.
-    support: N/A
-  action_group:
-    description: Use C(group/kafka_dr.mm2.connect) in C(module_defaults) to set the connection options once.
-    support: full
-    membership:
-      - kafka_dr.mm2.connect
+  - kafka_dr.mm2.connect.read_only
 seealso:
   - module: kafka_dr.mm2.connector
   - module: kafka_dr.mm2.connect_cluster_info
