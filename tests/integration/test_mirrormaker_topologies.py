@@ -76,8 +76,9 @@ def hand_made_heartbeat_config() -> dict[str, str]:
     return {
         "connector.class": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
         "source.cluster.alias": "handmade", "target.cluster.alias": "dst",
-        "source.cluster.bootstrap.servers": lab.bootstrap(SOURCE),
-        "target.cluster.bootstrap.servers": lab.bootstrap(TARGET),
+        **lab.client_settings("source.cluster.", SOURCE),
+        **lab.client_settings("target.cluster.", TARGET),
+        **lab.client_settings("producer.override.", TARGET),
         "heartbeats.topic.replication.factor": "-1", "emit.heartbeats.interval.seconds": "30",
         "key.converter": converter, "value.converter": converter, "header.converter": converter,
     }
