@@ -546,3 +546,67 @@ def change_acl(host: str, add: bool, principal: str, operations: list[str], *res
     if not add:
         args.append("--force")
     kafka_run(host, ACL_COMMAND, *args)
+
+
+@dataclass(frozen=True)
+class Grant:
+    host: str
+    operations: tuple[str, ...]
+    resource: tuple[str, ...]
+    principal: str = "User:mm2"
+
+
+def flow_grants(source_host: str, target_host: str, source_alias: str, target_alias: str) -> list[Grant]:
+    """What User:mm2 needs beyond the lab's own src -> dst rights to run another flow between lab
+    brokers (brokers a test started have no authorizer and need nothing): read on the source,
+    the remote topics, heartbeats and offset syncs (kept on the target) on the target."""
+    grants: list[Grant] = []
+    if source_host in LAB_BROKERS:
+        grants += [Grant(source_host, ("Read", "Describe", "DescribeConfigs"), ("--topic", "*")),
+                   Grant(source_host, ("Describe",), ("--group", "*")),
+                   Grant(source_host, ("Describe",), ("--cluster",))]
+    if target_host in LAB_BROKERS:
+        remote = ("Create", "Alter", "Describe", "DescribeConfigs", "AlterConfigs", "Read", "Write")
+        grants += [Grant(target_host, remote, ("--topic", f"{source_alias}.", "--resource-pattern-type", "prefixed")),
+                   Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Write"), ("--topic", "heartbeats")),
+                   Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
+                         ("--topic", f"mm2-offset-syncs.{target_alias}.internal")),
+                   Grant(target_host, ("Read", "Describe"), ("--group", "*")),
+                   Grant(target_host, ("Describe", "Alter"), ("--cluster",))]
+    return grants
+
+
+def granted(grants: list[Grant]) -> Iterator[None]:
+    """Generator for a pytest fixture: the ACLs exist while the test runs. Bindings the lab already
+    has are left in place afterwards (the listing before the test tells which)."""
+    before = {grant: acl_bindings(grant.host, *grant.resource) for grant in grants}
+    for grant in grants:
+        change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)
+    try:
+        yield
+    finally:
+        for grant, listing in before.items():
+            missing = [operation for operation in grant.operations
+                       if not re.search(rf"principal={re.escape(grant.principal)}, host=\*, "
+                                        rf"operation={re.sub(r'(?<=[a-z])(?=[A-Z])', '_', operation).upper()}, "
+                                        r"permissionType=ALLOW", listing)]
+            if missing:
+                change_acl(grant.host, False, grant.principal, missing, *grant.resource)
+
+
+def set_scram_account(host: str, name: str, password: str) -> None:
+    """Create or update a SCRAM-SHA-512 account on a lab cluster. The password goes through a
+    root-only file on the broker (--add-config-file), never on a command line."""
+    path = f"/root/itest-scram-{name}.properties"
+    subprocess.run(["docker", "exec", "-i", host, "sh", "-c", f"umask 077 && cat > {path}"],
+                   input=f"SCRAM-SHA-512=iterations=8192,password={password}\n", text=True, check=True)
+    try:
+        kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
+                  "--entity-name", name, "--add-config-file", path)
+    finally:
+        subprocess.run(["docker", "exec", host, "rm", "-f", path], check=False)
+
+
+def delete_scram_account(host: str, name: str) -> None:
+    kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
+              "--entity-name", name, "--delete-config", "SCRAM-SHA-512")

@@ -215,7 +215,13 @@ class ActiveActiveTopics:
 
 
 @pytest.fixture
-def active_active(lab_flow: tuple[str, ...]) -> Iterator[ActiveActiveTopics]:
+def reverse_flow_acls(lab_flow: tuple[str, ...]) -> Iterator[None]:
+    """The rights of User:mm2 for dst -> src, on top of the lab's least-privilege src -> dst."""
+    yield from lab.granted(lab.flow_grants(TARGET, SOURCE, "dst", "src"))
+
+
+@pytest.fixture
+def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterator[ActiveActiveTopics]:
     """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and every topic
     that appeared meanwhile (the test's, and the reverse flow's heartbeats/checkpoints/offset syncs)
     is deleted, sources first so MM2 has nothing left to mirror."""

@@ -85,7 +85,13 @@ def hand_made_heartbeat_config() -> dict[str, str]:
 
 
 @pytest.fixture
-def aggregation(deployed: dict[str, Any], second_source: str) -> Iterator[str]:
+def second_flow_acls(deployed: dict[str, Any], second_source: str) -> Iterator[None]:
+    """The rights of User:mm2 on dst for src2 -> dst (src2 is a test broker without ACLs)."""
+    yield from lab.granted(lab.flow_grants(second_source, TARGET, "src2", "dst"))
+
+
+@pytest.fixture
+def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: None) -> Iterator[str]:
     """src and src2 both replicate into dst; afterwards the src2 flow is pruned (a hand-made
     connector with the role's prefix survives) and every topic that appeared is deleted."""
     topic = f"foo.agg.{RUN_ID}"
