@@ -123,6 +123,7 @@ def parse_consumer_line(line: str) -> Record:
 # ---- MirrorMaker 2 tests: polling, topics, groups, Connect REST, playbooks, extra brokers ----
 
 import json  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
@@ -576,9 +577,10 @@ def flow_grants(source_host: str, target_host: str, source_alias: str, target_al
     return grants
 
 
+@contextmanager
 def granted(grants: list[Grant]) -> Iterator[None]:
-    """Generator for a pytest fixture: the ACLs exist while the test runs. Bindings the lab already
-    has are left in place afterwards (the listing before the test tells which)."""
+    """The ACLs exist inside the block. Bindings the lab already had are left in place afterwards
+    (the listing before the block tells which)."""
     before = {grant: acl_bindings(grant.host, *grant.resource) for grant in grants}
     for grant in grants:
         change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)

@@ -217,7 +217,8 @@ class ActiveActiveTopics:
 @pytest.fixture
 def reverse_flow_acls(lab_flow: tuple[str, ...]) -> Iterator[None]:
     """The rights of User:mm2 for dst -> src, on top of the lab's least-privilege src -> dst."""
-    yield from lab.granted(lab.flow_grants(TARGET, SOURCE, "dst", "src"))
+    with lab.granted(lab.flow_grants(TARGET, SOURCE, "dst", "src")):
+        yield
 
 
 @pytest.fixture

@@ -87,7 +87,8 @@ def hand_made_heartbeat_config() -> dict[str, str]:
 @pytest.fixture
 def second_flow_acls(deployed: dict[str, Any], second_source: str) -> Iterator[None]:
     """The rights of User:mm2 on dst for src2 -> dst (src2 is a test broker without ACLs)."""
-    yield from lab.granted(lab.flow_grants(second_source, TARGET, "src2", "dst"))
+    with lab.granted(lab.flow_grants(second_source, TARGET, "src2", "dst")):
+        yield
 
 
 @pytest.fixture

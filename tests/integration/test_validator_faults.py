@@ -117,12 +117,10 @@ def writer(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
               for host in lab.LAB_BROKERS for prefix in ("vfault-", "src.vfault-")]
     for host in lab.LAB_BROKERS:
         lab.set_scram_account(host, account["name"], account["password"])
-    acls = lab.granted(grants)
-    next(acls)
     try:
-        yield account
+        with lab.granted(grants):
+            yield account
     finally:
-        next(acls, None)
         for host in lab.LAB_BROKERS:
             lab.delete_scram_account(host, account["name"])
 
