@@ -149,6 +149,7 @@ def run_validator(*args: str) -> tuple[int, dict]:
          "--target-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
          "--source-properties", f"{JOB_HOME}/secrets/source.properties",
          "--target-properties", f"{JOB_HOME}/secrets/target.properties",
+         "--offset-syncs-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
          "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *args],
         capture_output=True, text=True, check=False, timeout=900)
     body = subprocess.run(["docker", "exec", NODE, "cat", report], capture_output=True, text=True, check=False).stdout
