@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from typing import Iterator
 
 import pytest
 
@@ -30,19 +31,56 @@ def running_worker(lab_brokers: tuple[str, str]) -> tuple[str, str]:
     return before
 
 
+# Files the security cases point the worker at: a CA that did not sign the brokers'
+# certificates, and a keytab only root can read.
+FOREIGN_CA = "/tmp/itest-foreign-ca.pem"
+UNREADABLE_KEYTAB = "/tmp/itest-unreadable.keytab"
+REFUSED = "dst-kafka-1:9094 refused the worker's"
+
+
+@pytest.fixture(scope="module")
+def planted_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    directory = tmp_path_factory.mktemp("worker-bad-input")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Not The Lab CA",
+                    "-keyout", str(directory / "ca.key"), "-out", str(directory / "ca.pem")],
+                   check=True, capture_output=True)
+    subprocess.run(["docker", "cp", str(directory / "ca.pem"), WORKER + ":" + FOREIGN_CA], check=True)
+    subprocess.run(["docker", "exec", WORKER, "sh", "-c",
+                    f"chmod 0644 {FOREIGN_CA} && head -c 64 /dev/urandom > {UNREADABLE_KEYTAB} && chmod 0600 {UNREADABLE_KEYTAB}"],
+                   check=True)
+    yield
+    subprocess.run(["docker", "exec", WORKER, "rm", "-f", FOREIGN_CA, UNREADABLE_KEYTAB], check=False)
+
+
 @pytest.mark.parametrize(
-    ("extra_vars", "expected_message"),
+    ("extra_vars", "expected_messages"),
     [
-        ("connect_worker_exactly_once_source_support=sometimes", "connect_worker_exactly_once_source_support"),
-        ("connect_worker_bootstrap_servers=dst-kafka-1:19092", "cannot reach Kafka at dst-kafka-1:19092"),
-        ("connect_worker_bootstrap_servers=dst-kafka-1", "comma-separated host:port list"),
+        ("connect_worker_exactly_once_source_support=sometimes", ["connect_worker_exactly_once_source_support"]),
+        ("connect_worker_bootstrap_servers=dst-kafka-1:19092", ["cannot reach Kafka at dst-kafka-1:19092"]),
+        ("connect_worker_bootstrap_servers=dst-kafka-1", ["comma-separated host:port list"]),
+        ("connect_worker_kafka_sasl_password=not-the-password",
+         [REFUSED + " SASL_SSL/SCRAM-SHA-512 settings for connect", "SaslAuthenticationException",
+          "invalid credentials", "Nothing was changed."]),
+        ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-256",
+         [REFUSED, "UnsupportedSaslMechanismException", "SCRAM-SHA-256", "Nothing was changed."]),
+        ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-1",
+         ["connect_worker_kafka_sasl_mechanism is SCRAM-SHA-512, SCRAM-SHA-256, PLAIN or GSSAPI (got 'SCRAM-SHA-1')",
+          "Nothing was changed."]),
+        (f"connect_worker_kafka_ssl_truststore_location={FOREIGN_CA}",
+         [REFUSED, "SslAuthenticationException", "Nothing was changed."]),
+        ("connect_worker_kafka_sasl_mechanism=GSSAPI connect_worker_kafka_kerberos_principal=connect@LAB.EXAMPLE"
+         f" connect_worker_kafka_kerberos_keytab={UNREADABLE_KEYTAB}",
+         [REFUSED + " SASL_SSL/GSSAPI settings", "LoginException", "Nothing was changed."]),
     ],
-    ids=["unknown-eos-value", "unreachable-bootstrap", "malformed-bootstrap"],
+    ids=["unknown-eos-value", "unreachable-bootstrap", "malformed-bootstrap", "wrong-password",
+         "mechanism-the-broker-does-not-enable", "unknown-mechanism", "untrusted-broker-certificate", "unreadable-keytab"],
 )
 def test_bad_input_fails_clearly_and_leaves_the_worker_as_it_was(
-        running_worker: tuple[str, str], extra_vars: str, expected_message: str) -> None:
+        running_worker: tuple[str, str], planted_files: None, extra_vars: str, expected_messages: list[str]) -> None:
     run = ansible_run.playbook("playbooks/connect.yml", "--limit", WORKER, "-e", extra_vars)
 
     assert run.returncode != 0
-    assert expected_message in run.output
+    for expected in expected_messages:
+        assert expected in run.output, run.output[-3000:]
+    assert "not-the-password" not in run.output
     assert worker_fingerprint() == running_worker

@@ -122,7 +122,7 @@ def test_mm2_is_read_only_on_the_source(lab_brokers: tuple[str, str]) -> None:
                             lab.bootstrap(lab.SOURCE_BROKER), "--list", "--principal", "User:mm2")
     operations = {line.split("operation=")[1].split(",")[0] for line in listing.splitlines() if "operation=" in line}
     assert operations == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, listing
-    assert "mm2-offset-syncs.dst.internal" in lab.topic_names(lab.TARGET_BROKER)
+    assert "mm2-offset-syncs.src.internal" in lab.topic_names(lab.TARGET_BROKER)
     assert not [topic for topic in lab.topic_names(lab.SOURCE_BROKER) if topic.startswith("mm2-offset-syncs")]
 
 

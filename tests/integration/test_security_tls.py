@@ -164,26 +164,38 @@ def _ca(common_name: str) -> tuple[rsa.RSAPrivateKey, x509.Certificate]:
     return key, certificate
 
 
+def _host_certificate(host_key: rsa.RSAPrivateKey, issuer: x509.Certificate, issuer_key: rsa.RSAPrivateKey,
+                      not_before: datetime.datetime, not_after: datetime.datetime) -> x509.Certificate:
+    return (x509.CertificateBuilder().subject_name(_name(CONTAINER)).issuer_name(issuer.subject)
+            .public_key(host_key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(not_before).not_valid_after(not_after)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(CONTAINER)]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                           critical=False)
+            .sign(issuer_key, hashes.SHA256()))
+
+
 @pytest.fixture(scope="module")
 def own_ca(workdir: Path) -> dict[str, Path]:
-    """An operator's CA bundle (two CAs), a host certificate and its encrypted PKCS#1 key, plus a stray key."""
+    """An operator's CA bundle (two CAs), a host certificate and its encrypted PKCS#1 key, a stray key,
+    an expired certificate of the same key and one signed by a CA outside the bundle."""
     ca_key, ca_cert = _ca("Operator Root CA")
     other_ca = _ca("Operator Other CA")[1]
+    outside_key, outside_ca = _ca("Somebody Else CA")
     host_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     now = datetime.datetime.now(datetime.timezone.utc)
-    host_cert = (x509.CertificateBuilder().subject_name(_name(CONTAINER)).issuer_name(ca_cert.subject)
-                 .public_key(host_key.public_key()).serial_number(x509.random_serial_number())
-                 .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=30))
-                 .add_extension(x509.SubjectAlternativeName([x509.DNSName(CONTAINER)]), critical=False)
-                 .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-                                critical=False)
-                 .sign(ca_key, hashes.SHA256()))
+    host_cert = _host_certificate(host_key, ca_cert, ca_key, now, now + datetime.timedelta(days=30))
+    expired_cert = _host_certificate(host_key, ca_cert, ca_key, now - datetime.timedelta(days=30),
+                                     now - datetime.timedelta(days=1))
+    outside_cert = _host_certificate(host_key, outside_ca, outside_key, now, now + datetime.timedelta(days=30))
     directory = workdir / "own"
     directory.mkdir()
     files = {"bundle": directory / "bundle.pem", "cert": directory / "host.crt", "key": directory / "host.key",
-             "stray": directory / "stray.key"}
+             "stray": directory / "stray.key", "expired": directory / "expired.crt", "outside": directory / "outside.crt"}
     files["bundle"].write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM) + other_ca.public_bytes(serialization.Encoding.PEM))
     files["cert"].write_bytes(host_cert.public_bytes(serialization.Encoding.PEM))
+    files["expired"].write_bytes(expired_cert.public_bytes(serialization.Encoding.PEM))
+    files["outside"].write_bytes(outside_cert.public_bytes(serialization.Encoding.PEM))
     files["key"].write_bytes(host_key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
         serialization.BestAvailableEncryption(b"key-passphrase")))
@@ -192,6 +204,22 @@ def own_ca(workdir: Path) -> dict[str, Path]:
     for path in files.values():
         path.chmod(0o600)
     return files
+
+
+@pytest.mark.parametrize(("certificate", "expected_message"), [
+    ("expired", "Kafka clients would refuse it. Nothing was deployed."),
+    ("outside", "peers trusting that bundle would refuse it. Nothing was deployed."),
+], ids=["expired-certificate", "certificate-from-another-ca"])
+def test_provided_certificate_that_peers_would_refuse_is_not_deployed(
+        container: str, workdir: Path, own_ca: dict[str, Path], certificate: str, expected_message: str) -> None:
+    before = in_container("sha256sum", TLS_DIR + "/cert.pem")
+    run = converge(workdir, "refused-" + certificate, kafka_tls_mode="provided",
+                   kafka_tls_ca_dir=str(workdir / ("stage-" + certificate)),
+                   kafka_tls_provided_ca_cert=str(own_ca["bundle"]), kafka_tls_provided_cert=str(own_ca[certificate]),
+                   kafka_tls_provided_key=str(own_ca["key"]), kafka_tls_provided_key_passphrase="key-passphrase")
+    assert run.returncode != 0
+    assert expected_message in run.output, run.output[-3000:]
+    assert in_container("sha256sum", TLS_DIR + "/cert.pem") == before
 
 
 def test_provided_key_that_does_not_match_is_refused(container: str, workdir: Path, own_ca: dict[str, Path]) -> None:

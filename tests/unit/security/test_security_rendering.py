@@ -205,3 +205,30 @@ def test_gssapi_worker(rendered: Any) -> None:
     exec_start = rendered.exec_start('worker_gssapi', 'kafka-connect.service')
     assert ' -Djava.security.krb5.conf=/etc/kafka/connect/krb5.conf ' in exec_start
     assert 'java.security.auth.login.config' not in exec_start
+
+
+# ---- login probe (tasks/credentials.yml) ---------------------------------------------
+
+def test_probe_logs_in_with_the_worker_settings_and_the_secrets_in_place(rendered: Any) -> None:
+    worker = rendered.properties('worker_scram_https', 'connect-distributed.properties')
+    probe = rendered.properties('worker_scram_https', 'probe.properties')
+    assert probe['bootstrap.servers'] == worker['bootstrap.servers'] == 'broker-1:9094'
+    for key in ('security.protocol', 'sasl.mechanism', 'ssl.truststore.type', 'ssl.truststore.location'):
+        assert probe[key] == worker[key]
+    assert probe['sasl.jaas.config'] == rendered.properties('worker_scram_https', 'worker.properties')['sasl.jaas.config']
+    # Only client settings: no REST, group or storage settings reach the probe.
+    assert sorted(probe) == ['bootstrap.servers', 'sasl.jaas.config', 'sasl.mechanism', 'security.protocol',
+                             'ssl.truststore.location', 'ssl.truststore.type']
+
+
+def test_mtls_probe_presents_the_worker_certificate(rendered: Any) -> None:
+    probe = rendered.properties('worker_mtls', 'probe.properties')
+    assert probe['security.protocol'] == 'SSL'
+    assert probe['ssl.keystore.location'] == '/etc/kafka/tls/keystore.p12'
+    assert probe['ssl.keystore.password'] == probe['ssl.key.password'] == STORE_PASSWORD
+
+
+def test_gssapi_probe_uses_the_worker_keytab(rendered: Any) -> None:
+    probe = rendered.properties('worker_gssapi', 'probe.properties')
+    assert probe['sasl.kerberos.service.name'] == 'kafka'
+    assert 'keyTab="/etc/kafka/connect/secrets/kafka-client.keytab"' in probe['sasl.jaas.config']
