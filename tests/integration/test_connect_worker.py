@@ -33,8 +33,10 @@ def running_worker(lab_brokers: tuple[str, str]) -> tuple[str, str]:
 
 # Files the security cases point the worker at: a CA that did not sign the brokers'
 # certificates, and a keytab only root can read.
-FOREIGN_CA = "/tmp/itest-foreign-ca.pem"
-UNREADABLE_KEYTAB = "/tmp/itest-unreadable.keytab"
+# (Not /tmp: the container's systemd mounts a tmpfs there.)
+PLANTED_DIR = "/var/lib/kafka-dr-itest"
+FOREIGN_CA = PLANTED_DIR + "/foreign-ca.pem"
+UNREADABLE_KEYTAB = PLANTED_DIR + "/unreadable.keytab"
 REFUSED = "dst-kafka-1:9094 refused the worker's"
 
 
@@ -44,12 +46,12 @@ def planted_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Not The Lab CA",
                     "-keyout", str(directory / "ca.key"), "-out", str(directory / "ca.pem")],
                    check=True, capture_output=True)
-    subprocess.run(["docker", "cp", str(directory / "ca.pem"), WORKER + ":" + FOREIGN_CA], check=True)
-    subprocess.run(["docker", "exec", WORKER, "sh", "-c",
-                    f"chmod 0644 {FOREIGN_CA} && head -c 64 /dev/urandom > {UNREADABLE_KEYTAB} && chmod 0600 {UNREADABLE_KEYTAB}"],
-                   check=True)
+    subprocess.run(["docker", "exec", "-i", WORKER, "sh", "-c",
+                    f"mkdir -p -m 0755 {PLANTED_DIR} && cat > {FOREIGN_CA} && chmod 0644 {FOREIGN_CA}"
+                    f" && head -c 64 /dev/urandom > {UNREADABLE_KEYTAB} && chmod 0600 {UNREADABLE_KEYTAB}"],
+                   input=(directory / "ca.pem").read_bytes(), check=True)
     yield
-    subprocess.run(["docker", "exec", WORKER, "rm", "-f", FOREIGN_CA, UNREADABLE_KEYTAB], check=False)
+    subprocess.run(["docker", "exec", WORKER, "rm", "-rf", PLANTED_DIR], check=False)
 
 
 @pytest.mark.parametrize(
@@ -64,13 +66,14 @@ def planted_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-256",
          [REFUSED, "UnsupportedSaslMechanismException", "SCRAM-SHA-256", "Nothing was changed."]),
         ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-1",
-         ["connect_worker_kafka_sasl_mechanism is SCRAM-SHA-512, SCRAM-SHA-256, PLAIN or GSSAPI (got 'SCRAM-SHA-1')",
-          "Nothing was changed."]),
+         ["value of connect_worker_kafka_sasl_mechanism must be one of: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, GSSAPI,"
+          " got: SCRAM-SHA-1"]),
         (f"connect_worker_kafka_ssl_truststore_location={FOREIGN_CA}",
          [REFUSED, "SslAuthenticationException", "Nothing was changed."]),
         ("connect_worker_kafka_sasl_mechanism=GSSAPI connect_worker_kafka_kerberos_principal=connect@LAB.EXAMPLE"
          f" connect_worker_kafka_kerberos_keytab={UNREADABLE_KEYTAB}",
-         [REFUSED + " SASL_SSL/GSSAPI settings", "LoginException", "Nothing was changed."]),
+         [REFUSED + " SASL_SSL/GSSAPI settings for connect@LAB.EXAMPLE", "caused by LoginException: Could not login",
+          "Nothing was changed."]),
     ],
     ids=["unknown-eos-value", "unreachable-bootstrap", "malformed-bootstrap", "wrong-password",
          "mechanism-the-broker-does-not-enable", "unknown-mechanism", "untrusted-broker-certificate", "unreadable-keytab"],
