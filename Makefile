@@ -37,7 +37,7 @@ integration: lab
 	@mkdir -p build
 	ansible-playbook -vvv site.yml --skip-tags validate > build/site-vvv.log 2>&1 || { tail -n 60 build/site-vvv.log; exit 1; }
 	@sed -n '/PLAY RECAP/,$$p' build/site-vvv.log
-	$(PYTEST) -q tests/integration
+	$(PYTEST) -q --durations=15 tests/integration
 
 lint: setup
 	ansible-lint --offline --profile production -q

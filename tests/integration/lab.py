@@ -287,7 +287,11 @@ method, url, ca = sys.argv[1], sys.argv[2], sys.argv[3]
 request = json.loads(sys.stdin.read())
 answer = requests.request(method, url, data=request['body'], auth=tuple(request['auth']) if request['auth'] else None,
                           verify=ca, headers={'Content-Type': 'application/json'}, timeout=60)
-print(json.dumps({'status': answer.status_code, 'body': answer.json() if answer.content else None}))
+try:
+    body = answer.json() if answer.content else None
+except ValueError:  # the 401 page of the REST server is not JSON
+    body = answer.text
+print(json.dumps({'status': answer.status_code, 'body': body}))
 """
 
 
@@ -549,6 +553,15 @@ def change_acl(host: str, add: bool, principal: str, operations: list[str], *res
     kafka_run(host, ACL_COMMAND, *args)
 
 
+def remove_synced_acls(host: str, source_alias: str) -> None:
+    """Remove the topic ACLs MM2 copied to this cluster (sync.topic.acls) for remote topics of
+    source_alias: removing a flow leaves them behind."""
+    listing = kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list")
+    names = re.findall(rf"resourceType=TOPIC, name=({re.escape(source_alias)}\.[^,]+), patternType=LITERAL", listing)
+    for name in sorted(set(names)):
+        kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--remove", "--force", "--topic", name)
+
+
 @dataclass(frozen=True)
 class Grant:
     host: str
@@ -560,7 +573,7 @@ class Grant:
 def flow_grants(source_host: str, target_host: str, source_alias: str, target_alias: str) -> list[Grant]:
     """What User:mm2 needs beyond the lab's own src -> dst rights to run another flow between lab
     brokers (brokers a test started have no authorizer and need nothing): read on the source,
-    the remote topics, heartbeats and offset syncs (kept on the target) on the target."""
+    the remote topics, heartbeats and offset syncs (kept on the target, so named after the source) on the target."""
     grants: list[Grant] = []
     if source_host in LAB_BROKERS:
         grants += [Grant(source_host, ("Read", "Describe", "DescribeConfigs"), ("--topic", "*")),
@@ -571,7 +584,7 @@ def flow_grants(source_host: str, target_host: str, source_alias: str, target_al
         grants += [Grant(target_host, remote, ("--topic", f"{source_alias}.", "--resource-pattern-type", "prefixed")),
                    Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Write"), ("--topic", "heartbeats")),
                    Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
-                         ("--topic", f"mm2-offset-syncs.{target_alias}.internal")),
+                         ("--topic", f"mm2-offset-syncs.{source_alias}.internal")),
                    Grant(target_host, ("Read", "Describe"), ("--group", "*")),
                    Grant(target_host, ("Describe", "Alter"), ("--cluster",))]
     return grants

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
 import pytest
@@ -54,36 +55,50 @@ def planted_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     subprocess.run(["docker", "exec", WORKER, "rm", "-rf", PLANTED_DIR], check=False)
 
 
-@pytest.mark.parametrize(
-    ("extra_vars", "expected_messages"),
-    [
-        ("connect_worker_exactly_once_source_support=sometimes", ["connect_worker_exactly_once_source_support"]),
-        ("connect_worker_bootstrap_servers=dst-kafka-1:19092", ["cannot reach Kafka at dst-kafka-1:19092"]),
-        ("connect_worker_bootstrap_servers=dst-kafka-1", ["comma-separated host:port list"]),
-        ("connect_worker_kafka_sasl_password=not-the-password",
-         [REFUSED + " SASL_SSL/SCRAM-SHA-512 settings for connect", "SaslAuthenticationException",
-          "invalid credentials", "Nothing was changed."]),
-        ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-256",
-         [REFUSED, "UnsupportedSaslMechanismException", "SCRAM-SHA-256", "Nothing was changed."]),
-        ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-1",
-         ["value of connect_worker_kafka_sasl_mechanism must be one of: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, GSSAPI,"
-          " got: SCRAM-SHA-1"]),
-        (f"connect_worker_kafka_ssl_truststore_location={FOREIGN_CA}",
-         [REFUSED, "SslAuthenticationException", "Nothing was changed."]),
-        ("connect_worker_kafka_sasl_mechanism=GSSAPI connect_worker_kafka_kerberos_principal=connect@LAB.EXAMPLE"
-         f" connect_worker_kafka_kerberos_keytab={UNREADABLE_KEYTAB}",
-         [REFUSED + " SASL_SSL/GSSAPI settings for connect@LAB.EXAMPLE", "caused by LoginException: Could not login",
-          "Nothing was changed."]),
-    ],
-    ids=["unknown-eos-value", "unreachable-bootstrap", "malformed-bootstrap", "wrong-password",
-         "mechanism-the-broker-does-not-enable", "unknown-mechanism", "untrusted-broker-certificate", "unreadable-keytab"],
-)
+# Each bad input (extra vars of one run) and what its run must print.
+BAD_INPUTS: dict[str, tuple[str, list[str]]] = {
+    "unknown-eos-value": ("connect_worker_exactly_once_source_support=sometimes",
+                          ["connect_worker_exactly_once_source_support"]),
+    "unreachable-bootstrap": ("connect_worker_bootstrap_servers=dst-kafka-1:19092",
+                              ["cannot reach Kafka at dst-kafka-1:19092"]),
+    "malformed-bootstrap": ("connect_worker_bootstrap_servers=dst-kafka-1", ["comma-separated host:port list"]),
+    "wrong-password": ("connect_worker_kafka_sasl_password=not-the-password",
+                       [REFUSED + " SASL_SSL/SCRAM-SHA-512 settings for connect", "SaslAuthenticationException",
+                        "invalid credentials", "Nothing was changed."]),
+    "mechanism-the-broker-does-not-enable": ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-256",
+                                             [REFUSED, "UnsupportedSaslMechanismException", "SCRAM-SHA-256",
+                                              "Nothing was changed."]),
+    "unknown-mechanism": ("connect_worker_kafka_sasl_mechanism=SCRAM-SHA-1",
+                          ["value of connect_worker_kafka_sasl_mechanism must be one of: SCRAM-SHA-512, SCRAM-SHA-256,"
+                           " PLAIN, GSSAPI, got: SCRAM-SHA-1"]),
+    "untrusted-broker-certificate": (f"connect_worker_kafka_ssl_truststore_location={FOREIGN_CA}",
+                                     [REFUSED, "SslAuthenticationException", "Nothing was changed."]),
+    "unreadable-keytab": ("connect_worker_kafka_sasl_mechanism=GSSAPI connect_worker_kafka_kerberos_principal=connect@LAB.EXAMPLE"
+                          f" connect_worker_kafka_kerberos_keytab={UNREADABLE_KEYTAB}",
+                          [REFUSED + " SASL_SSL/GSSAPI settings for connect@LAB.EXAMPLE",
+                           "caused by LoginException: Could not login", "Nothing was changed."]),
+}
+
+
+@pytest.fixture(scope="module")
+def bad_input_runs(running_worker: tuple[str, str], planted_files: None) -> dict[str, ansible_run.Run]:
+    """Every bad input's run of playbooks/connect.yml, a few at a time: each stops before it changes
+    anything, so they cannot disturb one another, and the worker is compared afterwards."""
+    def run(extra_vars: str) -> ansible_run.Run:
+        return ansible_run.playbook("playbooks/connect.yml", "--limit", WORKER, "-e", extra_vars)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = {case: pool.submit(run, extra_vars) for case, (extra_vars, _) in BAD_INPUTS.items()}
+        return {case: future.result() for case, future in runs.items()}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
 def test_bad_input_fails_clearly_and_leaves_the_worker_as_it_was(
-        running_worker: tuple[str, str], planted_files: None, extra_vars: str, expected_messages: list[str]) -> None:
-    run = ansible_run.playbook("playbooks/connect.yml", "--limit", WORKER, "-e", extra_vars)
+        running_worker: tuple[str, str], bad_input_runs: dict[str, ansible_run.Run], case: str) -> None:
+    run = bad_input_runs[case]
 
     assert run.returncode != 0
-    for expected in expected_messages:
+    for expected in BAD_INPUTS[case][1]:
         assert expected in run.output, run.output[-3000:]
     assert "not-the-password" not in run.output
     assert worker_fingerprint() == running_worker

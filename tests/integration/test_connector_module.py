@@ -93,7 +93,7 @@ def test_failed_validation_names_the_field_and_leaves_the_cluster_as_it_was(conn
 
 
 def test_cluster_info_reports_the_target_cluster(lab_brokers: tuple[str, str]) -> None:
-    info = ansible_run.module(RUN_ON, "kafka_dr.mm2.connect_cluster_info", {"url": WORKER_URLS})
+    info = ansible_run.module(RUN_ON, "kafka_dr.mm2.connect_cluster_info", {"url": WORKER_URLS, **REST_ACCESS})
 
     assert info["kafka_cluster_id"] == "DstLabCluster00000000A"
     plugin_classes = {plugin["class"] for plugin in info["plugins"]}

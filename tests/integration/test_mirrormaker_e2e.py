@@ -237,6 +237,7 @@ def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterato
         pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
         lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - source_before),
                                    TARGET, sorted(lab.topic_names(TARGET) - target_before), FLOW_CONNECTORS[0])
+        lab.remove_synced_acls(SOURCE, "dst")
     assert pruned.returncode == 0, pruned.output[-4000:]
     remaining = set(lab.connector_names())
     assert not remaining & set(REVERSE_CONNECTORS), remaining
