@@ -31,9 +31,13 @@ demo: lab
 unit: setup
 	$(PYTEST) -q tests/unit
 
+# The deployment runs with -vvv into build/site-vvv.log: tests/integration/test_security_lab.py
+# checks that its output holds no secret.
 integration: lab
-	ansible-playbook site.yml --skip-tags validate
-	$(PYTEST) -q tests/integration
+	@mkdir -p build
+	ansible-playbook -vvv site.yml --skip-tags validate > build/site-vvv.log 2>&1 || { tail -n 60 build/site-vvv.log; exit 1; }
+	@sed -n '/PLAY RECAP/,$$p' build/site-vvv.log
+	$(PYTEST) -q --durations=15 tests/integration
 
 lint: setup
 	ansible-lint --offline --profile production -q

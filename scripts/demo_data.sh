@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # Sample data for `make demo`: 10,000 keyed records with headers on the source topic
 # foo.orders (once), then the time from the demo's start to the first record that
-# MirrorMaker 2 replicated to src.foo.orders on the target.
+# MirrorMaker 2 replicated to src.foo.orders on the target. The tools run on the broker
+# hosts with the broker's own admin client settings (TLS with the broker certificate).
 set -euo pipefail
 started=${DEMO_STARTED:-$(date +%s.%N)}
-run() { docker exec -i "$1" /opt/kafka/kafka-run "${@:2}"; }
+# run HOST CLASS ARGS...: a Kafka tool on HOST, connected to HOST's own SSL listener.
+run() {
+  docker exec -i "$1" /opt/kafka/kafka-run "$2" --bootstrap-server "$1:9095" \
+    --command-config /etc/kafka/broker/admin-client.properties "${@:3}"
+}
 offsets() {
-  run "$1" org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$1:9092" --topic "$2" 2>/dev/null \
+  run "$1" org.apache.kafka.tools.GetOffsetShell --topic "$2" 2>/dev/null \
     | awk -F: '{sum += $3} END {print sum + 0}'
 }
 
 if [ "$(offsets src-kafka-1 foo.orders)" -eq 0 ]; then
-  run src-kafka-1 org.apache.kafka.tools.TopicCommand --bootstrap-server src-kafka-1:9092 \
+  run src-kafka-1 org.apache.kafka.tools.TopicCommand \
     --create --if-not-exists --topic foo.orders --partitions 3 >/dev/null
   seq 1 10000 | awk '{printf "source:demo,seq:%d\torder-%05d\t{\"order\":%d,\"amount\":%d}\n", $1, $1 % 997, $1, $1 * 7 % 1000}' \
-    | run src-kafka-1 org.apache.kafka.tools.ConsoleProducer --bootstrap-server src-kafka-1:9092 --topic foo.orders \
-        --reader-property parse.key=true --reader-property parse.headers=true --producer-property acks=all
+    | run src-kafka-1 org.apache.kafka.tools.ConsoleProducer --topic foo.orders \
+        --reader-property parse.key=true --reader-property parse.headers=true --command-property acks=all
 fi
 for _ in $(seq 1 300); do
   if [ "$(offsets dst-kafka-1 src.foo.orders)" -gt 0 ]; then
     awk -v now="$(date +%s.%N)" -v start="$started" 'BEGIN {
-      printf "first replicated record on dst-kafka-1 (src.foo.orders) %.1f s after the demo started\n", now - start }' 
+      printf "first replicated record on dst-kafka-1 (src.foo.orders) %.1f s after the demo started\n", now - start }'
     exit 0
   fi
   sleep 1

@@ -57,7 +57,11 @@ def validator_rate(topic: str) -> tuple[float, dict]:
     done = subprocess.run(
         ["docker", "exec", "-e", f"PYTHONPATH={JOB_HOME}/job", VALIDATOR_NODE, f"{JOB_HOME}/venv/bin/python", "-m",
          "mm2_validator", "--source-alias", "src", "--target-alias", "dst",
-         "--source-bootstrap", lab.bootstrap(lab.SOURCE_BROKER), "--target-bootstrap", lab.bootstrap(lab.TARGET_BROKER),
+         "--source-bootstrap", f"{lab.SOURCE_BROKER}:{lab.CLIENT_PORT}",
+         "--target-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
+         "--source-properties", f"{JOB_HOME}/secrets/source.properties",
+         "--target-properties", f"{JOB_HOME}/secrets/target.properties",
+         "--offset-syncs-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
          "--topics", topic, "--master", "local[2]", "--jars", ",".join(jars),
          "--spark-conf", "spark.driver.memory=1g", "--report-json", report_path],
         capture_output=True, text=True, check=False, timeout=3600)
@@ -75,6 +79,7 @@ def main() -> None:
     lab.create_topic(lab.SOURCE_BROKER, topic, 3)
     lab.kafka_run(lab.SOURCE_BROKER, "org.apache.kafka.tools.ProducerPerformance", "--topic", topic,
                   "--num-records", str(records), "--record-size", "200", "--throughput", "-1",
+                  "--command-config", lab.ADMIN_CLIENT_CONFIG,
                   "--producer-props", f"bootstrap.servers={lab.bootstrap(lab.SOURCE_BROKER)}", "acks=all",
                   "linger.ms=20", "batch.size=262144", timeout=1800)
     replication_s = wait_for_replication(remote, records, timeout_s=1800)

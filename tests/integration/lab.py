@@ -9,6 +9,15 @@ KAFKA_RUN = "/opt/kafka/kafka-run"
 SOURCE_BROKER = "src-kafka-1"
 TARGET_BROKER = "dst-kafka-1"
 CONNECT_WORKERS = ("task-1-1", "task-1-2")
+LAB_BROKERS = (SOURCE_BROKER, TARGET_BROKER)
+# The lab brokers serve clients on SASL_SSL (9094) and admin tools on SSL with client
+# certificates (9095); the tests administer them like the roles do, with the broker's own
+# certificate (a super user). Brokers a test starts itself stay PLAINTEXT on 9092.
+CLIENT_PORT = 9094
+ADMIN_PORT = 9095
+ADMIN_CLIENT_CONFIG = "/etc/kafka/broker/admin-client.properties"
+WORKER_SECRETS_DIR = "/etc/kafka/connect/secrets"
+LAB_CA = "/etc/kafka/tls/ca.pem"
 
 
 @dataclass(frozen=True)
@@ -25,10 +34,17 @@ def container_running(name: str) -> bool:
     return probe.returncode == 0 and probe.stdout.strip() == "true"
 
 
+def admin_args(host: str, args: tuple[str, ...]) -> tuple[str, ...]:
+    """A lab broker's admin client settings for a tool that connects with --bootstrap-server."""
+    if host in LAB_BROKERS and "--bootstrap-server" in args:
+        return (*args, "--command-config", ADMIN_CLIENT_CONFIG)
+    return args
+
+
 def kafka_run(host: str, main_class: str, *args: str, stdin: str | None = None,
               timeout: int = 180) -> str:
     """Run a Kafka main class inside a lab host and return its stdout; raise on failure."""
-    command = ["docker", "exec", "-i", host, KAFKA_RUN, main_class, *args]
+    command = ["docker", "exec", "-i", host, KAFKA_RUN, main_class, *admin_args(host, args)]
     done = subprocess.run(command, input=stdin, capture_output=True, text=True,
                           timeout=timeout, check=False)
     if done.returncode != 0:
@@ -37,7 +53,27 @@ def kafka_run(host: str, main_class: str, *args: str, stdin: str | None = None,
 
 
 def bootstrap(host: str) -> str:
-    return f"{host}:9092"
+    """Where the test's own tools reach a broker (the admin listener on lab brokers)."""
+    return f"{host}:{ADMIN_PORT}" if host in LAB_BROKERS else f"{host}:9092"
+
+
+def client_settings(prefix: str, host: str) -> dict[str, str]:
+    """Connection settings of a connector config (`source.cluster.`, `target.cluster.`,
+    `producer.override.`...) for a broker: on lab brokers SASL_SSL as User:mm2, its password a
+    ${file:...} placeholder that the workers resolve; PLAINTEXT on brokers a test started."""
+    if host not in LAB_BROKERS:
+        return {f"{prefix}bootstrap.servers": f"{host}:9092"}
+    password = "${file:%s/mm2.properties:sasl.password}" % WORKER_SECRETS_DIR
+    settings = {
+        "bootstrap.servers": f"{host}:{CLIENT_PORT}",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": ('org.apache.kafka.common.security.scram.ScramLoginModule required '
+                             f'username="mm2" password="{password}";'),
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": LAB_CA,
+    }
+    return {prefix + key: value for key, value in settings.items()}
 
 
 def create_topic(host: str, topic: str, partitions: int, *configs: str) -> None:
@@ -87,6 +123,7 @@ def parse_consumer_line(line: str) -> Record:
 # ---- MirrorMaker 2 tests: polling, topics, groups, Connect REST, playbooks, extra brokers ----
 
 import json  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
@@ -97,7 +134,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
 LAB_NETWORK = "kafka-dr-lab"
 LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
-CONNECT_URL = "http://127.0.0.1:8083"
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
@@ -244,20 +280,40 @@ def delete_group(host: str, group: str) -> None:
 
 # ---- Kafka Connect REST, from inside a worker (the controller cannot resolve the workers) ----
 
+# The REST account and the request body travel on stdin: nothing secret on a command line.
 _REST_SNIPPET = """
 import json, sys, requests
-method, url, body = sys.argv[1], sys.argv[2], sys.stdin.read()
-answer = requests.request(method, url, data=body or None, headers={'Content-Type': 'application/json'}, timeout=60)
-print(json.dumps({'status': answer.status_code, 'body': answer.json() if answer.content else None}))
+method, url, ca = sys.argv[1], sys.argv[2], sys.argv[3]
+request = json.loads(sys.stdin.read())
+answer = requests.request(method, url, data=request['body'], auth=tuple(request['auth']) if request['auth'] else None,
+                          verify=ca, headers={'Content-Type': 'application/json'}, timeout=60)
+try:
+    body = answer.json() if answer.content else None
+except ValueError:  # the 401 page of the REST server is not JSON
+    body = answer.text
+print(json.dumps({'status': answer.status_code, 'body': body}))
 """
 
 
+def lab_secret(name: str) -> str:
+    """A secret of the lab, as the inventory generated it on the controller (.lab/secrets)."""
+    return (REPO_ROOT / ".lab" / "secrets" / name).read_text().strip()
+
+
+def rest_auth() -> tuple[str, str]:
+    return "operator", lab_secret("rest")
+
+
 def connect_rest(method: str, path: str, body: Optional[dict[str, Any]] = None,
-                 worker: str = CONNECT_WORKERS[0]) -> tuple[int, Any]:
-    """(HTTP status, decoded body) of one Kafka Connect REST call, made on a worker."""
-    done = subprocess.run(["docker", "exec", "-i", worker, "python3", "-c", _REST_SNIPPET, method, CONNECT_URL + path],
-                          input=json.dumps(body) if body is not None else "", capture_output=True, text=True,
-                          timeout=120, check=False)
+                 worker: str = CONNECT_WORKERS[0], auth: Optional[tuple[str, str]] = None,
+                 anonymous: bool = False) -> tuple[int, Any]:
+    """(HTTP status, decoded body) of one Kafka Connect REST call, made on a worker over HTTPS
+    with the lab's REST account (another account with `auth`, none with `anonymous`)."""
+    request = {"body": json.dumps(body) if body is not None else None,
+               "auth": None if anonymous else list(auth or rest_auth())}
+    done = subprocess.run(["docker", "exec", "-i", worker, "python3", "-c", _REST_SNIPPET, method,
+                           f"https://{worker}:8083{path}", LAB_CA],
+                          input=json.dumps(request), capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"REST {method} {path} on {worker} failed: {done.stderr[-1000:]}")
     answer = json.loads(done.stdout)
@@ -472,8 +528,100 @@ def delete_mirrored_topics(source_host: str, topics: list[str], target_host: str
 
 def kafka_run_bytes(host: str, main_class: str, *args: str, timeout: int = 180) -> bytes:
     """kafka_run for output that is not text (binary keys and values of MM2's internal records)."""
-    command = ["docker", "exec", host, KAFKA_RUN, main_class, *args]
+    command = ["docker", "exec", host, KAFKA_RUN, main_class, *admin_args(host, args)]
     done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{main_class} on {host} exited {done.returncode}: {done.stderr[-2000:]!r}")
     return done.stdout
+
+
+ACL_COMMAND = "org.apache.kafka.tools.AclCommand"
+
+
+def acl_bindings(host: str, *resource: str) -> str:
+    """AclCommand's listing for a resource (e.g. "--topic", "foo.x"), as text."""
+    return kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list", *resource)
+
+
+def change_acl(host: str, add: bool, principal: str, operations: list[str], *resource: str) -> None:
+    """Add or remove an ALLOW binding (resource as AclCommand flags, e.g. "--topic", "x",
+    "--resource-pattern-type", "prefixed")."""
+    args = ["--bootstrap-server", bootstrap(host), "--add" if add else "--remove", "--allow-principal", principal]
+    args += [f"--operation={operation}" for operation in operations] + list(resource)
+    if not add:
+        args.append("--force")
+    kafka_run(host, ACL_COMMAND, *args)
+
+
+def remove_synced_acls(host: str, source_alias: str) -> None:
+    """Remove the topic ACLs MM2 copied to this cluster (sync.topic.acls) for remote topics of
+    source_alias: removing a flow leaves them behind."""
+    listing = kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list")
+    names = re.findall(rf"resourceType=TOPIC, name=({re.escape(source_alias)}\.[^,]+), patternType=LITERAL", listing)
+    for name in sorted(set(names)):
+        kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--remove", "--force", "--topic", name)
+
+
+@dataclass(frozen=True)
+class Grant:
+    host: str
+    operations: tuple[str, ...]
+    resource: tuple[str, ...]
+    principal: str = "User:mm2"
+
+
+def flow_grants(source_host: str, target_host: str, source_alias: str, target_alias: str) -> list[Grant]:
+    """What User:mm2 needs beyond the lab's own src -> dst rights to run another flow between lab
+    brokers (brokers a test started have no authorizer and need nothing): read on the source,
+    the remote topics, heartbeats and offset syncs (kept on the target, so named after the source) on the target."""
+    grants: list[Grant] = []
+    if source_host in LAB_BROKERS:
+        grants += [Grant(source_host, ("Read", "Describe", "DescribeConfigs"), ("--topic", "*")),
+                   Grant(source_host, ("Describe",), ("--group", "*")),
+                   Grant(source_host, ("Describe",), ("--cluster",))]
+    if target_host in LAB_BROKERS:
+        remote = ("Create", "Alter", "Describe", "DescribeConfigs", "AlterConfigs", "Read", "Write")
+        grants += [Grant(target_host, remote, ("--topic", f"{source_alias}.", "--resource-pattern-type", "prefixed")),
+                   Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Write"), ("--topic", "heartbeats")),
+                   Grant(target_host, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
+                         ("--topic", f"mm2-offset-syncs.{source_alias}.internal")),
+                   Grant(target_host, ("Read", "Describe"), ("--group", "*")),
+                   Grant(target_host, ("Describe", "Alter"), ("--cluster",))]
+    return grants
+
+
+@contextmanager
+def granted(grants: list[Grant]) -> Iterator[None]:
+    """The ACLs exist inside the block. Bindings the lab already had are left in place afterwards
+    (the listing before the block tells which)."""
+    before = {grant: acl_bindings(grant.host, *grant.resource) for grant in grants}
+    for grant in grants:
+        change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)
+    try:
+        yield
+    finally:
+        for grant, listing in before.items():
+            missing = [operation for operation in grant.operations
+                       if not re.search(rf"principal={re.escape(grant.principal)}, host=\*, "
+                                        rf"operation={re.sub(r'(?<=[a-z])(?=[A-Z])', '_', operation).upper()}, "
+                                        r"permissionType=ALLOW", listing)]
+            if missing:
+                change_acl(grant.host, False, grant.principal, missing, *grant.resource)
+
+
+def set_scram_account(host: str, name: str, password: str) -> None:
+    """Create or update a SCRAM-SHA-512 account on a lab cluster. The password goes through a
+    root-only file on the broker (--add-config-file), never on a command line."""
+    path = f"/root/itest-scram-{name}.properties"
+    subprocess.run(["docker", "exec", "-i", host, "sh", "-c", f"umask 077 && cat > {path}"],
+                   input=f"SCRAM-SHA-512=iterations=8192,password={password}\n", text=True, check=True)
+    try:
+        kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
+                  "--entity-name", name, "--add-config-file", path)
+    finally:
+        subprocess.run(["docker", "exec", host, "rm", "-f", path], check=False)
+
+
+def delete_scram_account(host: str, name: str) -> None:
+    kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
+              "--entity-name", name, "--delete-config", "SCRAM-SHA-512")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 from collections.abc import Iterator
 
@@ -12,28 +10,19 @@ import pytest
 from tests.integration import ansible_run, lab
 
 RUN_ON = lab.CONNECT_WORKERS[0]
-WORKER_URLS = [f"http://{worker}:8083" for worker in lab.CONNECT_WORKERS]
+WORKER_URLS = [f"https://{worker}:8083" for worker in lab.CONNECT_WORKERS]
+# The REST account comes from the inventory on the managed host, not from a command line.
+REST_ACCESS = {"url_username": "operator", "url_password": "{{ lab_rest_password }}", "ca_path": lab.LAB_CA}
 HEARTBEAT_CLASS = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
 
 
 def rest_get(path: str) -> tuple[int, object]:
     """GET on the first worker's REST API, from inside the lab."""
-    script = (
-        "import json, sys, urllib.request, urllib.error\n"
-        "try:\n"
-        f"    r = urllib.request.urlopen('http://127.0.0.1:8083{path}', timeout=10)\n"
-        "    print(json.dumps([r.status, json.loads(r.read() or b'null')]))\n"
-        "except urllib.error.HTTPError as e:\n"
-        "    print(json.dumps([e.code, None]))\n"
-    )
-    done = subprocess.run(["docker", "exec", RUN_ON, "python3", "-c", script],
-                          capture_output=True, text=True, check=True)
-    status, body = json.loads(done.stdout)
-    return status, body
+    return lab.connect_rest("GET", path, worker=RUN_ON)
 
 
 def connector(arguments: dict, *flags: str) -> dict:
-    return ansible_run.module(RUN_ON, "kafka_dr.mm2.connector", {"url": WORKER_URLS, **arguments}, *flags)
+    return ansible_run.module(RUN_ON, "kafka_dr.mm2.connector", {"url": WORKER_URLS, **REST_ACCESS, **arguments}, *flags)
 
 
 def heartbeat_config(interval_seconds: int) -> dict:
@@ -41,8 +30,9 @@ def heartbeat_config(interval_seconds: int) -> dict:
         "connector.class": HEARTBEAT_CLASS,
         "source.cluster.alias": "itest-upstream",
         "target.cluster.alias": "dst",
-        "source.cluster.bootstrap.servers": lab.bootstrap(lab.SOURCE_BROKER),
-        "target.cluster.bootstrap.servers": lab.bootstrap(lab.TARGET_BROKER),
+        **lab.client_settings("source.cluster.", lab.SOURCE_BROKER),
+        **lab.client_settings("target.cluster.", lab.TARGET_BROKER),
+        **lab.client_settings("producer.override.", lab.TARGET_BROKER),
         "heartbeats.topic.replication.factor": -1,
         "emit.heartbeats.interval.seconds": interval_seconds,
         "tasks.max": 1,
@@ -103,7 +93,7 @@ def test_failed_validation_names_the_field_and_leaves_the_cluster_as_it_was(conn
 
 
 def test_cluster_info_reports_the_target_cluster(lab_brokers: tuple[str, str]) -> None:
-    info = ansible_run.module(RUN_ON, "kafka_dr.mm2.connect_cluster_info", {"url": WORKER_URLS})
+    info = ansible_run.module(RUN_ON, "kafka_dr.mm2.connect_cluster_info", {"url": WORKER_URLS, **REST_ACCESS})
 
     assert info["kafka_cluster_id"] == "DstLabCluster00000000A"
     plugin_classes = {plugin["class"] for plugin in info["plugins"]}

@@ -215,7 +215,14 @@ class ActiveActiveTopics:
 
 
 @pytest.fixture
-def active_active(lab_flow: tuple[str, ...]) -> Iterator[ActiveActiveTopics]:
+def reverse_flow_acls(lab_flow: tuple[str, ...]) -> Iterator[None]:
+    """The rights of User:mm2 for dst -> src, on top of the lab's least-privilege src -> dst."""
+    with lab.granted(lab.flow_grants(TARGET, SOURCE, "dst", "src")):
+        yield
+
+
+@pytest.fixture
+def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterator[ActiveActiveTopics]:
     """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and every topic
     that appeared meanwhile (the test's, and the reverse flow's heartbeats/checkpoints/offset syncs)
     is deleted, sources first so MM2 has nothing left to mirror."""
@@ -230,6 +237,7 @@ def active_active(lab_flow: tuple[str, ...]) -> Iterator[ActiveActiveTopics]:
         pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
         lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - source_before),
                                    TARGET, sorted(lab.topic_names(TARGET) - target_before), FLOW_CONNECTORS[0])
+        lab.remove_synced_acls(SOURCE, "dst")
     assert pruned.returncode == 0, pruned.output[-4000:]
     remaining = set(lab.connector_names())
     assert not remaining & set(REVERSE_CONNECTORS), remaining

@@ -4,7 +4,9 @@ source connectors replicate, checkpoint connectors run (and checkpoint a group w
 config allows), heartbeat connectors write heartbeats.
 
 Seeds 000 and 003 (the EMR guides) mirror src into dst, the Kafka cluster behind the lab's Connect
-workers, as they expect. Seed 001 uses SASL/SCRAM on both sides: this module starts two one-node
+workers, as they expect. The guides reach Kafka in PLAINTEXT; the secured lab adds its client
+settings (SASL_SSL as User:mm2, the password a ${file:...} placeholder) to their configs and grants,
+for the test's duration, the rights their flow needs beyond the lab's own. Seed 001 uses SASL/SCRAM on both sides: this module starts two one-node
 brokers with a SCRAM listener for it, and removes them afterwards. Every connector is stopped, its
 offsets deleted and then removed after its test, so later tests start from a clean Connect cluster.
 """
@@ -64,11 +66,34 @@ def seed_connectors(seed: str) -> list[SeedConnector]:
     return sorted(connectors, key=lambda connector: order[connector.kind])
 
 
+def lab_overrides(connector: SeedConnector) -> dict[str, str]:
+    """The secured lab's client settings for the sides of a seed that point at lab brokers."""
+    overrides: dict[str, str] = {}
+    for prefix in ("source.cluster.", "target.cluster."):
+        host = connector.config[prefix + "bootstrap.servers"].split(":")[0]
+        if host in lab.LAB_BROKERS:
+            overrides.update(lab.client_settings(prefix, host))
+    return overrides
+
+
 def stored_as_expected(connector: SeedConnector) -> dict[str, str]:
-    """What Connect should hold: the seed config as the module sends it to a Kafka 4 worker
-    (class names trimmed, removed *.blacklist keys under their new names)."""
-    mapped, _warnings = map_removed_keys(normalise_config(connector.config, connector.name), (4, 0))
+    """What Connect should hold: the seed config (with the lab's overrides) as the module sends it to
+    a Kafka 4 worker (class names trimmed, removed *.blacklist keys under their new names)."""
+    config = {**connector.config, **lab_overrides(connector)}
+    mapped, _warnings = map_removed_keys(normalise_config(config, connector.name), (4, 0))
     return mapped
+
+
+def emr_guide_grants(alias: str, target_alias: str) -> list[lab.Grant]:
+    """The EMR guides keep the offset syncs on the source and have no producer.override.*, so the
+    workers' own producer (User:connect) writes the records, checkpoints and heartbeats to dst."""
+    return lab.flow_grants(SOURCE, TARGET, alias, target_alias) + [
+        lab.Grant(SOURCE, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
+                  ("--topic", f"mm2-offset-syncs.{target_alias}.internal")),
+        lab.Grant(TARGET, ("Write", "Describe"), ("--topic", f"{alias}.", "--resource-pattern-type", "prefixed"),
+                  principal="User:connect"),
+        lab.Grant(TARGET, ("Write", "Describe"), ("--topic", "heartbeats"), principal="User:connect"),
+    ]
 
 
 # ---- what the seeds would create with a replication factor the one-broker lab cannot hold ------
@@ -122,7 +147,11 @@ def create_first(connectors: list[SeedConnector], source_topics: dict[str, int],
 # ---- observations ---------------------------------------------------------------------------
 
 def deploy(connectors: list[SeedConnector]) -> lab.PlaybookRun:
-    run = lab.run_playbook(DEPLOY, {"connector_files": [str(connector.path) for connector in connectors]})
+    overrides: dict[str, str] = {}
+    for connector in connectors:
+        overrides.update(lab_overrides(connector))
+    run = lab.run_playbook(DEPLOY, {"connector_files": [str(connector.path) for connector in connectors],
+                                    "connector_overrides": overrides})
     assert run.returncode == 0, run.output[-4000:]
     return run
 
@@ -179,31 +208,32 @@ def test_emr_guide_connectors_replicate(lab_brokers: tuple[str, str], seed: str)
     before = {SOURCE: lab.topic_names(SOURCE), TARGET: lab.topic_names(TARGET)}
     heartbeats_start = lab.end_offsets(TARGET, "heartbeats").get(0, 0) if "heartbeats" in before[TARGET] else 0
     records = seed_records(seed)
-    try:
-        lab.create_topic(SOURCE, topic, 2)
-        lab.produce(SOURCE, topic, records)
-        # The checkpoint connector looks for groups when it starts (the guide keeps the 10 min refresh).
-        assert len(lab.consume_timed(SOURCE, topic, RECORDS, group=group)) == RECORDS
-        create_first(connectors, {topic: 2}, SOURCE, TARGET)
+    with lab.granted(emr_guide_grants(alias, source.config["target.cluster.alias"])):
+        try:
+            lab.create_topic(SOURCE, topic, 2)
+            lab.produce(SOURCE, topic, records)
+            # The checkpoint connector looks for groups when it starts (the guide keeps the 10 min refresh).
+            assert len(lab.consume_timed(SOURCE, topic, RECORDS, group=group)) == RECORDS
+            create_first(connectors, {topic: 2}, SOURCE, TARGET)
 
-        deploy(connectors)
-        assert_stored_unchanged(connectors)
-        for connector in connectors:
-            lab.wait_until(lambda: running_with_tasks(connector.name) is not None, TIMEOUT, f"{connector.name} running")
+            deploy(connectors)
+            assert_stored_unchanged(connectors)
+            for connector in connectors:
+                lab.wait_until(lambda: running_with_tasks(connector.name) is not None, TIMEOUT, f"{connector.name} running")
 
-        lab.wait_until(lambda: total_records(TARGET, remote) >= RECORDS, TIMEOUT, f"{RECORDS} records in {remote}")
-        mirrored = lab.consume_all(TARGET, remote, RECORDS)
-        assert sorted((r.partition, r.key, r.value, r.headers) for r in mirrored) == \
-            sorted((r.partition, r.key, r.value, r.headers) for r in lab.consume_all(SOURCE, topic, RECORDS))
-        lab.wait_until(lambda: total_records(TARGET, f"{alias}.checkpoints.internal") > 0, TIMEOUT,
-                       f"checkpoints of {group} in {alias}.checkpoints.internal")
-        lab.wait_until(lambda: alias.encode() in keys_since(TARGET, "heartbeats", heartbeats_start), TIMEOUT,
-                       f"a heartbeat from {alias} in heartbeats")
-    finally:
-        remove_all(connectors)
-        lab.delete_mirrored_group(SOURCE, TARGET, group, LAB_FLOW_CHECKPOINT)
-        lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - before[SOURCE]),
-                                   TARGET, sorted(lab.topic_names(TARGET) - before[TARGET]), LAB_FLOW_SOURCE)
+            lab.wait_until(lambda: total_records(TARGET, remote) >= RECORDS, TIMEOUT, f"{RECORDS} records in {remote}")
+            mirrored = lab.consume_all(TARGET, remote, RECORDS)
+            assert sorted((r.partition, r.key, r.value, r.headers) for r in mirrored) == \
+                sorted((r.partition, r.key, r.value, r.headers) for r in lab.consume_all(SOURCE, topic, RECORDS))
+            lab.wait_until(lambda: total_records(TARGET, f"{alias}.checkpoints.internal") > 0, TIMEOUT,
+                           f"checkpoints of {group} in {alias}.checkpoints.internal")
+            lab.wait_until(lambda: alias.encode() in keys_since(TARGET, "heartbeats", heartbeats_start), TIMEOUT,
+                           f"a heartbeat from {alias} in heartbeats")
+        finally:
+            remove_all(connectors)
+            lab.delete_mirrored_group(SOURCE, TARGET, group, LAB_FLOW_CHECKPOINT)
+            lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - before[SOURCE]),
+                                       TARGET, sorted(lab.topic_names(TARGET) - before[TARGET]), LAB_FLOW_SOURCE)
 
 
 # ---- seed 001: SASL/SCRAM on both sides, IdentityReplicationPolicy, offset syncs on the target ----

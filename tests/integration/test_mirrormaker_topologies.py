@@ -76,15 +76,23 @@ def hand_made_heartbeat_config() -> dict[str, str]:
     return {
         "connector.class": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
         "source.cluster.alias": "handmade", "target.cluster.alias": "dst",
-        "source.cluster.bootstrap.servers": lab.bootstrap(SOURCE),
-        "target.cluster.bootstrap.servers": lab.bootstrap(TARGET),
+        **lab.client_settings("source.cluster.", SOURCE),
+        **lab.client_settings("target.cluster.", TARGET),
+        **lab.client_settings("producer.override.", TARGET),
         "heartbeats.topic.replication.factor": "-1", "emit.heartbeats.interval.seconds": "30",
         "key.converter": converter, "value.converter": converter, "header.converter": converter,
     }
 
 
 @pytest.fixture
-def aggregation(deployed: dict[str, Any], second_source: str) -> Iterator[str]:
+def second_flow_acls(deployed: dict[str, Any], second_source: str) -> Iterator[None]:
+    """The rights of User:mm2 on dst for src2 -> dst (src2 is a test broker without ACLs)."""
+    with lab.granted(lab.flow_grants(second_source, TARGET, "src2", "dst")):
+        yield
+
+
+@pytest.fixture
+def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: None) -> Iterator[str]:
     """src and src2 both replicate into dst; afterwards the src2 flow is pruned (a hand-made
     connector with the role's prefix survives) and every topic that appeared is deleted."""
     topic = f"foo.agg.{RUN_ID}"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import secrets
 import struct
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -84,21 +85,50 @@ def checkpoint_record(group: str, topic: str, partition: int, upstream: int, dow
 
 def copy_into_node(content: str, path: str) -> None:
     # Through stdin: the node's /tmp is a tmpfs that `docker cp` cannot reach.
-    subprocess.run(["docker", "exec", "-i", NODE, "sh", "-c", f"cat > {path}"], input=content, text=True, check=True)
+    # Root-only: a writer spec holds a password.
+    subprocess.run(["docker", "exec", "-i", NODE, "sh", "-c", f"umask 077 && cat > {path}"], input=content, text=True,
+                   check=True)
 
 
-def write(bootstrap: str, topics: list[dict]) -> None:
-    spec_path = f"/var/tmp/kafka-writer-spec-{bootstrap.split(':')[0]}.json"
-    copy_into_node(json.dumps({"bootstrap": bootstrap, "topics": topics}), spec_path)
+def write(host: str, writer: dict[str, str], topics: list[dict]) -> None:
+    """Create the topics and write their records on a lab broker, as the test's SCRAM account over
+    SASL_SSL (the spec file, which holds its password, is root-only and removed afterwards)."""
+    spec_path = f"/var/tmp/kafka-writer-spec-{host}.json"
+    client = {**{key: value for key, value in lab.client_settings("", host).items() if key != "bootstrap.servers"},
+              "sasl.jaas.config": ('org.apache.kafka.common.security.scram.ScramLoginModule required '
+                                   f'username="{writer["name"]}" password="{writer["password"]}";')}
+    copy_into_node(json.dumps({"bootstrap": f"{host}:{lab.CLIENT_PORT}", "client": client, "topics": topics}), spec_path)
     copy_into_node((Path(__file__).parent / "tools" / "kafka_writer.py").read_text(), "/var/tmp/kafka_writer.py")
-    done = subprocess.run(["docker", "exec", NODE, JOB_PYTHON, "/var/tmp/kafka_writer.py", spec_path, JARS_GLOB],
-                          capture_output=True, text=True, check=False, timeout=300)
+    try:
+        done = subprocess.run(["docker", "exec", NODE, JOB_PYTHON, "/var/tmp/kafka_writer.py", spec_path, JARS_GLOB],
+                              capture_output=True, text=True, check=False, timeout=300)
+    finally:
+        subprocess.run(["docker", "exec", NODE, "rm", "-f", spec_path], check=False)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
+def writer(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
+    """A SCRAM account on both lab clusters that may create and write the vfault-* topics (and
+    their src.vfault-* copies); removed with its ACLs afterwards."""
+    account = {"name": "itest-writer", "password": secrets.token_hex(16)}
+    grants = [lab.Grant(host, ("All",), ("--topic", prefix, "--resource-pattern-type", "prefixed"),
+                        principal=f"User:{account['name']}")
+              for host in lab.LAB_BROKERS for prefix in ("vfault-", "src.vfault-")]
+    for host in lab.LAB_BROKERS:
+        lab.set_scram_account(host, account["name"], account["password"])
+    try:
+        with lab.granted(grants):
+            yield account
+    finally:
+        for host in lab.LAB_BROKERS:
+            lab.delete_scram_account(host, account["name"])
+
+
+@pytest.fixture(scope="module")
 def validator_node(lab_brokers: tuple[str, str]) -> str:
-    """The validation role installs the job and its runtime on the node (idempotently)."""
+    """The validation role installs the job, its runtime and its client settings (User:validator
+    over SASL_SSL) on the node, idempotently."""
     install = ansible_run.playbook("playbooks/validate.yml", "--tags", "replication_check_install")
     assert install.returncode == 0, install.output[-3000:]
     return NODE
@@ -115,7 +145,11 @@ def run_validator(*args: str) -> tuple[int, dict]:
     done = subprocess.run(
         ["docker", "exec", "-e", f"PYTHONPATH={JOB_HOME}/job", NODE, JOB_PYTHON, "-m", "mm2_validator",
          "--source-alias", "src", "--target-alias", "dst",
-         "--source-bootstrap", lab.bootstrap(lab.SOURCE_BROKER), "--target-bootstrap", lab.bootstrap(lab.TARGET_BROKER),
+         "--source-bootstrap", f"{lab.SOURCE_BROKER}:{lab.CLIENT_PORT}",
+         "--target-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
+         "--source-properties", f"{JOB_HOME}/secrets/source.properties",
+         "--target-properties", f"{JOB_HOME}/secrets/target.properties",
+         "--offset-syncs-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
          "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *args],
         capture_output=True, text=True, check=False, timeout=900)
     body = subprocess.run(["docker", "exec", NODE, "cat", report], capture_output=True, text=True, check=False).stdout
@@ -123,7 +157,7 @@ def run_validator(*args: str) -> tuple[int, dict]:
     return done.returncode, json.loads(body)
 
 
-def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: str) -> None:
+def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: str, writer: dict[str, str]) -> None:
     run_id = int(time.time())
     source = source_records()
     source_topics, target_topics, expectations = [], [], {}
@@ -141,8 +175,8 @@ def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: st
         checkpoint_record("skipper", clean_target, 0, upstream=30, downstream=40),
         checkpoint_record("careful", clean_target, 0, upstream=20, downstream=20),
     ]})
-    write(lab.bootstrap(lab.SOURCE_BROKER), source_topics)
-    write(lab.bootstrap(lab.TARGET_BROKER), target_topics)
+    write(lab.SOURCE_BROKER, writer, source_topics)
+    write(lab.TARGET_BROKER, writer, target_topics)
 
     exit_code, report = run_validator("--topics", ",".join(expectations), "--groups", "skipper,careful",
                                       "--checkpoints-topic", checkpoints_topic, "--catchup-timeout", "10")

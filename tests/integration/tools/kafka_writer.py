@@ -4,7 +4,7 @@ Runs on a lab task node inside the validator's venv: the Kafka Java client comes
 through Spark's JVM, so records carry the timestamps and headers the test chose,
 which the console producer cannot set.
 
-Spec: {"bootstrap": "...", "topics": [{"name": "...", "partitions": N,
+Spec: {"bootstrap": "...", "client": {client settings, optional}, "topics": [{"name": "...", "partitions": N,
        "records": [{"partition": 0, "key": hex|null, "value": hex|null,
                     "headers": [[name, hex|null], ...], "timestamp": ms}]}]}
 """
@@ -30,6 +30,8 @@ def main(spec_path: str, jars_glob: str) -> None:
     jvm = spark._jvm  # pylint: disable=protected-access
     settings = jvm.java.util.Properties()
     settings.setProperty("bootstrap.servers", spec["bootstrap"])
+    for key, value in spec.get("client", {}).items():
+        settings.setProperty(key, value)
     admin = jvm.org.apache.kafka.clients.admin.AdminClient.create(settings)
     new_topics = jvm.java.util.ArrayList()
     for topic in spec["topics"]:
@@ -40,6 +42,8 @@ def main(spec_path: str, jars_glob: str) -> None:
 
     producer_settings = jvm.java.util.Properties()
     producer_settings.setProperty("bootstrap.servers", spec["bootstrap"])
+    for key, value in spec.get("client", {}).items():
+        producer_settings.setProperty(key, value)
     producer_settings.setProperty("acks", "all")
     producer_settings.setProperty("enable.idempotence", "true")
     serializer = "org.apache.kafka.common.serialization.ByteArraySerializer"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from validator_helpers import BASE_TS_MS, record
-from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, main
+from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, build_parser, config_from_args, main
 from mm2_validator.kafka_io import KafkaAccessError
 from mm2_validator.mm2_records import (
     Checkpoint,
@@ -83,6 +83,25 @@ def run_cli(spark, by_name, tmp_path, *extra):
     if "--topics-regex" not in extra and "--topics" not in extra:
         argv += ["--topics", "orders"]
     return main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _spark, access: by_name[access.name])
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected_topic", "expected_bootstrap"),
+    [
+        ([], "mm2-offset-syncs.dst.internal", "src:9092"),
+        (["--offset-syncs-bootstrap", "dst:9092"], "mm2-offset-syncs.src.internal", "dst:9092"),
+        (["--offset-syncs-bootstrap", "dst:9092", "--offset-syncs-topic", "custom"], "custom", "dst:9092"),
+    ],
+    ids=["kept-on-source", "kept-on-target", "named-explicitly"],
+)
+def test_offset_syncs_topic_is_named_after_the_cluster_it_does_not_live_on(extra, expected_topic, expected_bootstrap):
+    args = build_parser().parse_args(
+        ["--source-alias", "src", "--target-alias", "dst", "--topics", "t",
+         "--source-bootstrap", "src:9092", "--target-bootstrap", "dst:9092", *extra]
+    )
+    config = config_from_args(args)
+    assert config.offset_syncs_topic == expected_topic
+    assert config.offset_syncs_cluster.bootstrap == expected_bootstrap
 
 
 def test_help_exits_zero(capsys):

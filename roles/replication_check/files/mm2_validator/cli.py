@@ -76,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--groups", default="", help="comma-separated consumer groups whose checkpoints to check (default: all)"
     )
     naming.add_argument("--checkpoints-topic", help="default: <source-alias>.checkpoints.internal (on the target)")
-    naming.add_argument("--offset-syncs-topic", help="default: mm2-offset-syncs.<target-alias>.internal")
+    naming.add_argument(
+        "--offset-syncs-topic",
+        help="default: mm2-offset-syncs.<target-alias>.internal on the source, mm2-offset-syncs.<source-alias>.internal"
+        " when --offset-syncs-bootstrap is the target (offset-syncs.topic.location=target)",
+    )
     naming.add_argument("--offset-syncs-bootstrap", help="cluster holding the offset-syncs topic (default: the source)")
     naming.add_argument(
         "--offset-syncs-properties",
@@ -135,6 +139,12 @@ def _offset_syncs_access(args: argparse.Namespace, source: ClusterAccess, target
     return ClusterAccess("offset-syncs", bootstrap, source.client_properties, source.properties_file)
 
 
+def _default_offset_syncs_topic(args: argparse.Namespace, target: ClusterAccess) -> str:
+    # MM2 names the topic after the cluster it does not live on.
+    other_alias = args.source_alias if args.offset_syncs_bootstrap == target.bootstrap else args.target_alias
+    return f"mm2-offset-syncs.{other_alias}.internal"
+
+
 def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
     source = cluster_access("source", args.source_bootstrap, args.source_properties)
     target = cluster_access("target", args.target_bootstrap, args.target_properties)
@@ -150,7 +160,7 @@ def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
         topics_regex=args.topics_regex,
         groups=_split_list(args.groups),
         checkpoints_topic=args.checkpoints_topic or f"{args.source_alias}.checkpoints.internal",
-        offset_syncs_topic=args.offset_syncs_topic or f"mm2-offset-syncs.{args.target_alias}.internal",
+        offset_syncs_topic=args.offset_syncs_topic or _default_offset_syncs_topic(args, target),
         heartbeats_topic=args.heartbeats_topic,
         catchup_timeout_s=args.catchup_timeout,
         poll_interval_s=max(args.poll_interval, 0.1),

@@ -1,0 +1,172 @@
+"""The secured lab: no secret in the clear, least-privilege MirrorMaker 2 rights, ACL sync,
+and refused plaintext, anonymous and wrongly authenticated access."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.integration import ansible_run, lab
+
+SECRET_NAMES = ("store", "connect", "mm2", "validator", "rest")
+LAB_HOSTS = (*lab.LAB_BROKERS, *lab.CONNECT_WORKERS)
+FLOW_SOURCE_CONNECTOR = "mm2-src-dst-source"
+CONFIG_TOPIC = "connect-mm2-lab-configs"
+VERBOSE_SITE_LOG = ansible_run.REPO_ROOT / "build" / "site-vvv.log"
+
+
+@pytest.fixture(scope="module")
+def lab_secrets(lab_brokers: tuple[str, str]) -> dict[str, str]:
+    secrets = {name: lab.lab_secret(name) for name in SECRET_NAMES}
+    assert all(len(secret) >= 16 for secret in secrets.values())
+    return secrets
+
+
+def leaked(text: str | bytes, secrets: dict[str, str]) -> list[str]:
+    """Names of the secrets that appear in the text."""
+    data = text.encode() if isinstance(text, str) else text
+    return [name for name, secret in secrets.items() if secret.encode() in data]
+
+
+def exec_on(host: str, script: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", "exec", "-i", host, "sh", "-c", script], input=stdin, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+# ---- no secret in the clear ---------------------------------------------------------------------
+
+def test_connector_configs_from_the_rest_api_hold_placeholders_only(lab_secrets: dict[str, str]) -> None:
+    configs = {name: lab.connector_config(name) for name in lab.connector_names()}
+    assert FLOW_SOURCE_CONNECTOR in configs
+    assert "${file:" in configs[FLOW_SOURCE_CONNECTOR]["source.cluster.sasl.jaas.config"]
+    assert leaked(json.dumps(configs), lab_secrets) == []
+
+
+def test_the_connect_configs_topic_holds_no_secret(lab_secrets: dict[str, str]) -> None:
+    stored = lab.kafka_run_bytes(lab.TARGET_BROKER, lab.CONSOLE_CONSUMER, "--bootstrap-server",
+                                 lab.bootstrap(lab.TARGET_BROKER), "--topic", CONFIG_TOPIC, "--from-beginning",
+                                 "--timeout-ms", "15000", "--formatter-property", "print.key=true")
+    assert FLOW_SOURCE_CONNECTOR.encode() in stored and b"${file:" in stored
+    assert leaked(stored, lab_secrets) == []
+
+
+def test_no_process_command_line_holds_a_secret(lab_secrets: dict[str, str]) -> None:
+    for host in LAB_HOSTS:
+        listing = exec_on(host, "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < \"$f\"; echo; done 2>/dev/null")
+        assert "java" in listing.stdout, (host, listing.stderr)
+        assert leaked(listing.stdout, lab_secrets) == [], host
+
+
+def test_no_world_readable_file_holds_a_secret(lab_secrets: dict[str, str]) -> None:
+    # The patterns reach each host on stdin, into a root-only file removed at once.
+    search = ("umask 077; cat > /root/.itest-patterns; "
+              "find / -xdev \\( -path /proc -o -path /sys \\) -prune -o -type f -perm -004 -size -50M -print0 "
+              "| xargs -0 -r grep -l -F -f /root/.itest-patterns; rm -f /root/.itest-patterns")
+    patterns = "\n".join(lab_secrets.values()) + "\n"
+    for host in LAB_HOSTS:
+        found = exec_on(host, search, stdin=patterns)
+        assert found.stdout.split() == [], (host, found.stdout)
+    # The secrets are on the hosts, in files only root and the service group read.
+    mm2_file = exec_on(lab.CONNECT_WORKERS[0], f"stat -c '%a %U:%G' {lab.WORKER_SECRETS_DIR}/mm2.properties; "
+                                              f"cat {lab.WORKER_SECRETS_DIR}/mm2.properties")
+    assert mm2_file.stdout.startswith("640 root:kafka"), mm2_file.stdout[:40]
+    assert lab_secrets["mm2"] in mm2_file.stdout
+
+
+def test_verbose_site_output_holds_no_secret(lab_secrets: dict[str, str]) -> None:
+    """`make integration` deploys with `ansible-playbook -vvv site.yml` into build/site-vvv.log;
+    run standalone, the test deploys itself. The validation role's client settings follow."""
+    if not VERBOSE_SITE_LOG.exists():
+        run = ansible_run.playbook("site.yml", "-vvv", "--skip-tags", "validate", timeout=1800)
+        assert run.returncode == 0, run.output[-3000:]
+        VERBOSE_SITE_LOG.parent.mkdir(exist_ok=True)
+        VERBOSE_SITE_LOG.write_text(run.output)
+    site_output = VERBOSE_SITE_LOG.read_text()
+    assert "PLAY RECAP" in site_output and "kafka_dr.mm2.kafka_acls" in site_output
+    assert leaked(site_output, lab_secrets) == []
+    install = ansible_run.playbook("playbooks/validate.yml", "-vvv", "--tags", "replication_check_install")
+    assert install.returncode == 0, install.output[-3000:]
+    assert "Write the client settings" in install.output
+    assert leaked(install.output, lab_secrets) == []
+
+
+def test_module_diff_masks_an_inline_secret(lab_secrets: dict[str, str]) -> None:
+    """A connector config with a literal password (what the guides do): check mode with diff
+    shows the key but never the value."""
+    config = {
+        "connector.class": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
+        "source.cluster.alias": "itest-inline", "target.cluster.alias": "dst",
+        **lab.client_settings("source.cluster.", lab.SOURCE_BROKER),
+        **lab.client_settings("target.cluster.", lab.TARGET_BROKER),
+        "target.cluster.sasl.jaas.config": ('org.apache.kafka.common.security.scram.ScramLoginModule required '
+                                            'username="mm2" password="{{ lab_mm2_password }}";'),
+    }
+    result = ansible_run.module(lab.CONNECT_WORKERS[0], "kafka_dr.mm2.connector", {
+        "url": [f"https://{lab.CONNECT_WORKERS[0]}:8083"], "url_username": "operator",
+        "url_password": "{{ lab_rest_password }}", "ca_path": lab.LAB_CA,
+        "name": f"itest-inline-{int(time.time())}", "config": config, "validate": False,
+    }, "--check", "--diff")
+    assert result.get("changed") is True, result
+    assert "target.cluster.sasl.jaas.config" in json.dumps(result["diff"])
+    assert leaked(json.dumps(result), lab_secrets) == []
+
+
+# ---- least privilege and ACL sync ----------------------------------------------------------------
+
+def test_mm2_is_read_only_on_the_source(lab_brokers: tuple[str, str]) -> None:
+    listing = lab.kafka_run(lab.SOURCE_BROKER, lab.ACL_COMMAND, "--bootstrap-server",
+                            lab.bootstrap(lab.SOURCE_BROKER), "--list", "--principal", "User:mm2")
+    operations = {line.split("operation=")[1].split(",")[0] for line in listing.splitlines() if "operation=" in line}
+    assert operations == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, listing
+    assert "mm2-offset-syncs.src.internal" in lab.topic_names(lab.TARGET_BROKER)
+    assert not [topic for topic in lab.topic_names(lab.SOURCE_BROKER) if topic.startswith("mm2-offset-syncs")]
+
+
+@pytest.fixture
+def acl_topic(lab_brokers: tuple[str, str]) -> Iterator[str]:
+    topic = f"foo.acl.{int(time.time())}"
+    lab.create_topic(lab.SOURCE_BROKER, topic, 1)
+    try:
+        yield topic
+    finally:
+        for host, name in ((lab.SOURCE_BROKER, topic), (lab.TARGET_BROKER, f"src.{topic}")):
+            lab.kafka_run(host, lab.ACL_COMMAND, "--bootstrap-server", lab.bootstrap(host), "--remove", "--force",
+                          "--topic", name)
+        lab.delete_mirrored_topics(lab.SOURCE_BROKER, [topic], lab.TARGET_BROKER, [f"src.{topic}"],
+                                   FLOW_SOURCE_CONNECTOR)
+
+
+def test_a_topic_acl_on_the_source_appears_on_the_target(acl_topic: str) -> None:
+    lab.change_acl(lab.SOURCE_BROKER, True, "User:itest-reader", ["Read"], "--topic", acl_topic)
+    remote = f"src.{acl_topic}"
+    lab.wait_until(lambda: "principal=User:itest-reader" in lab.acl_bindings(lab.TARGET_BROKER, "--topic", remote),
+                   180, f"the ACL of {acl_topic} on {remote}")
+    assert "operation=READ" in lab.acl_bindings(lab.TARGET_BROKER, "--topic", remote)
+
+
+# ---- refused access -------------------------------------------------------------------------------
+
+def test_rest_api_refuses_anonymous_and_wrong_credentials(lab_brokers: tuple[str, str]) -> None:
+    assert lab.connect_rest("GET", "/connectors", anonymous=True)[0] == 401
+    assert lab.connect_rest("GET", "/connectors", auth=("operator", "not-the-password"))[0] == 401
+    assert lab.connect_rest("GET", "/connectors")[0] == 200
+
+
+def test_brokers_refuse_plaintext_and_a_wrong_password(lab_brokers: tuple[str, str]) -> None:
+    worker = lab.CONNECT_WORKERS[0]
+    probe = exec_on(worker, "python3 -c 'import socket; socket.create_connection((\"src-kafka-1\", 9092), 5)'")
+    assert probe.returncode != 0 and "refused" in probe.stderr.lower(), probe.stderr[-500:]
+    wrong = ("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nssl.truststore.type=PEM\n"
+             f"ssl.truststore.location={lab.LAB_CA}\n"
+             "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+             'username="mm2" password="not-the-password";\n')
+    attempt = exec_on(worker, "umask 077; cat > /root/.itest-wrong.properties; "
+                              f"{lab.KAFKA_RUN} {lab.TOPIC_COMMAND} --bootstrap-server src-kafka-1:{lab.CLIENT_PORT} "
+                              "--command-config /root/.itest-wrong.properties --list; status=$?; "
+                              "rm -f /root/.itest-wrong.properties; exit $status", stdin=wrong)
+    assert attempt.returncode != 0
+    assert "Authentication failed" in attempt.stdout + attempt.stderr, attempt.stderr[-1500:]
