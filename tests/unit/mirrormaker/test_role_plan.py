@@ -47,8 +47,16 @@ def test_lab_inventory_plans_the_one_way_flow(tmp_path: Path) -> None:
     assert plan['desired_names'] == ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']
     source = plan['connectors'][0]['config']
     assert source['topics'] == 'foo\\..*'
-    assert source['source.cluster.bootstrap.servers'] == 'src-kafka-1:9092'
-    assert source['target.cluster.bootstrap.servers'] == 'dst-kafka-1:9092'
+    # The lab is secured: SASL_SSL on 9094 for both clusters and the producer, the password a placeholder.
+    placeholder = 'password="${file:/etc/kafka/connect/secrets/mm2.properties:sasl.password}";'
+    for prefix, bootstrap in (('source.cluster.', 'src-kafka-1:9094'), ('target.cluster.', 'dst-kafka-1:9094'),
+                              ('producer.override.', 'dst-kafka-1:9094')):
+        assert source[prefix + 'bootstrap.servers'] == bootstrap
+        assert source[prefix + 'security.protocol'] == 'SASL_SSL'
+        assert source[prefix + 'sasl.mechanism'] == 'SCRAM-SHA-512'
+        assert source[prefix + 'sasl.jaas.config'].endswith(placeholder)
+        assert source[prefix + 'ssl.truststore.location'] == '/etc/kafka/tls/ca.pem'
+    assert source['offset-syncs.topic.location'] == 'target'
     assert source['refresh.topics.interval.seconds'] == '5'
     assert source['sync.topic.configs.interval.seconds'] == '5'
 
