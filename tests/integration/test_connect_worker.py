@@ -88,7 +88,7 @@ def bad_input_runs(running_worker: tuple[str, str], planted_files: None) -> dict
         return ansible_run.playbook("playbooks/connect.yml", "--limit", WORKER, "-e", extra_vars)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        runs = {case: pool.submit(run, extra_vars) for case, (extra_vars, _) in BAD_INPUTS.items()}
+        runs = {case: pool.submit(run, extra_vars) for case, (extra_vars, _messages) in BAD_INPUTS.items()}
         return {case: future.result() for case, future in runs.items()}
 
 

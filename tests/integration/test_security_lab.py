@@ -71,8 +71,8 @@ def test_no_world_readable_file_holds_a_secret(lab_secrets: dict[str, str]) -> N
         found = exec_on(host, search, stdin=patterns)
         assert found.stdout.split() == [], (host, found.stdout)
     # The secrets are on the hosts, in files only root and the service group read.
-    mm2_file = exec_on(lab.CONNECT_WORKERS[0], f"stat -c '%a %U:%G' {lab.WORKER_SECRETS_DIR}/mm2.properties; "
-                                              f"cat {lab.WORKER_SECRETS_DIR}/mm2.properties")
+    mm2_path = f"{lab.WORKER_SECRETS_DIR}/mm2.properties"
+    mm2_file = exec_on(lab.CONNECT_WORKERS[0], f"stat -c '%a %U:%G' {mm2_path}; cat {mm2_path}")
     assert mm2_file.stdout.startswith("640 root:kafka"), mm2_file.stdout[:40]
     assert lab_secrets["mm2"] in mm2_file.stdout
 
