@@ -19,9 +19,16 @@ CONFIG_TOPIC = "connect-mm2-lab-configs"
 VERBOSE_SITE_LOG = ansible_run.REPO_ROOT / "build" / "site-vvv.log"
 
 
+class Secrets(dict):
+    """The lab's secrets by name; its repr names them only, so a failing test cannot print them."""
+
+    def __repr__(self) -> str:
+        return f"Secrets({sorted(self)})"
+
+
 @pytest.fixture(scope="module")
-def lab_secrets(lab_brokers: tuple[str, str]) -> dict[str, str]:
-    secrets = {name: lab.lab_secret(name) for name in SECRET_NAMES}
+def lab_secrets(lab_brokers: tuple[str, str]) -> Secrets:
+    secrets = Secrets({name: lab.lab_secret(name) for name in SECRET_NAMES})
     assert all(len(secret) >= 16 for secret in secrets.values())
     return secrets
 
