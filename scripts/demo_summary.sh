@@ -2,10 +2,14 @@
 # Prints what the lab runs: each Kafka cluster's id and topics, record counts per
 # replicated topic, and each Connect worker's answer to GET / (HTTPS, basic auth).
 set -euo pipefail
-# tool HOST CLASS ARGS...: a Kafka tool on HOST, connected to HOST's own SSL listener.
+# tool HOST CLASS [SUBCOMMAND] ARGS...: a Kafka tool on HOST, connected to HOST's own SSL
+# listener (a subcommand, as ClusterTool's, must come before the connection options).
 tool() {
-  docker exec -i "$1" /opt/kafka/kafka-run "$2" --bootstrap-server "$1:9095" \
-    --command-config /etc/kafka/broker/admin-client.properties "${@:3}"
+  local host=$1 class=$2 subcommand=()
+  shift 2
+  if [[ $# -gt 0 && $1 != -* ]]; then subcommand=("$1"); shift; fi
+  docker exec -i "$host" /opt/kafka/kafka-run "$class" "${subcommand[@]}" --bootstrap-server "$host:9095" \
+    --command-config /etc/kafka/broker/admin-client.properties "$@"
 }
 for broker in src-kafka-1 dst-kafka-1; do
   cluster_id=$(tool "$broker" org.apache.kafka.tools.ClusterTool cluster-id | sed 's/^Cluster ID: //')
