@@ -55,7 +55,7 @@ lab-deploy: lab
 	@scripts/demo_data.sh
 
 integration-tests:
-	$(PYTEST) -q --durations=20 tests/integration
+	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup tests/integration
 
 integration: lab-deploy
 	@$(MAKE) --no-print-directory integration-tests
