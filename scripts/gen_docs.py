@@ -184,7 +184,8 @@ def render_doc(path: Path, text: str, root: Path = ROOT) -> tuple[str, list[str]
             stale.append("no ARGUMENT SPECS block (the generator appends one)")
             text = (text or _readme_title(path.parent)).rstrip() + f"\n\n## Variables\n\n{SPECS_BEGIN}\n\n{table}\n{SPECS_END}\n"
         text, changed = _replace(SPECS_BLOCK, text, lambda _match: table, lambda _match: SPECS_BEGIN, SPECS_END)
-        stale += [f"the variable table differs from {path.parent.name}/meta/argument_specs.yml" for _ in changed]
+        if changed:
+            stale.append(f"the variable table differs from {path.parent.name}/meta/argument_specs.yml")
     text, changed = _replace(INCLUDE_BLOCK, text, lambda match: included_file(match["path"], root),
                              lambda match: f"<!-- BEGIN INCLUDE {match['path']} -->", "<!-- END INCLUDE -->")
     stale += [f"the quoted copy differs from {match['path']}" for match in changed]
