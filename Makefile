@@ -11,7 +11,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 PYTEST := $(BIN)/pytest
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast integration integration-tests \
-	molecule lint sanity bench clean
+	molecule lint docs sanity bench clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
 venv:
@@ -62,6 +62,11 @@ integration: lab-deploy
 
 lint: venv
 	ansible-lint --offline --profile production -q
+	$(BIN)/python scripts/gen_docs.py --check
+
+# Role README variable tables from meta/argument_specs.yml, and the guide's included files.
+docs: venv
+	$(BIN)/python scripts/gen_docs.py
 
 # ansible-test needs the collection under ansible_collections/<namespace>/<name>.
 sanity: venv
