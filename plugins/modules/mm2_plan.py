@@ -100,7 +100,9 @@ attributes:
     description: Computes the same answer in check mode; it never changes anything.
   diff_mode:
     support: none
+    description: Nothing changes, so there is no diff.
   platform:
+    support: full
     platforms: all
     description: Runs on the controller only.
 notes:

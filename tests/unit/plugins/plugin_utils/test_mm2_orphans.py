@@ -28,7 +28,7 @@ def test_only_unwanted_mirror_connectors_named_like_the_role_are_candidates() ->
         dr_old_dst_source=SOURCE,                                          # another prefix
     )
     answer = orphans({'existing': connectors, 'managed_pattern': '^mm2\\-.+-(source|checkpoint|heartbeat)$',
-                              'desired_names': ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']})
+                      'desired_names': ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']})
     assert answer == {'orphans': ['mm2-old-dst-heartbeat', 'mm2-old-dst-source']}
 
 

@@ -15,9 +15,8 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import exp
 FLOW = {'source': 'src', 'target': 'dst', 'separator': '_', 'topics': ['foo_.*'], 'offset_syncs_topic_location': 'target'}
 
 
-def test_separator_underscore_from_plan_to_validator_inputs(plan_ok: Callable[..., Dict[str, Any]],
-                                                             lab_clusters: Dict[str, Any],
-                                                             builtin_defaults: Dict[str, Any]) -> None:
+def test_separator_underscore_from_plan_to_validator_inputs(
+        plan_ok: Callable[..., Dict[str, Any]], lab_clusters: Dict[str, Any], builtin_defaults: Dict[str, Any]) -> None:
     planned = plan_ok(flows=[FLOW])
     for connector in planned['connectors']:
         assert connector['config']['replication.policy.separator'] == '_', connector['name']
