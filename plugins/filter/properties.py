@@ -11,7 +11,8 @@ short_description: Render a dictionary as a Java properties file
 version_added: 0.1.0
 description:
   - Sorted C(key=value) lines with Java properties escaping, so a template can render any worker or broker configuration from a merged dictionary.
-  - Booleans render as C(true)/C(false); C(None) values are left out, which lets an override remove a default.
+  - Values take the string form Kafka Connect stores (booleans as C(true)/C(false), lists comma-separated); C(None) values are
+    left out, which lets an override remove a default. A mapping as a value is an error.
 options:
   _input:
     description: Properties to render.
@@ -34,6 +35,8 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
 
 
 def _escape(text: str, is_key: bool) -> str:
@@ -59,19 +62,18 @@ def _escape(text: str, is_key: bool) -> str:
     return "".join(escaped)
 
 
-def _as_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ",".join(_as_text(item) for item in value)
-    return str(value)
+def _value_text(key: str, value: object) -> str:
+    try:
+        return connect_string(value)
+    except TypeError as exc:
+        raise AnsibleFilterError("to_properties: the value of %s %s" % (key, exc)) from None
 
 
 def to_properties(properties: dict) -> str:
     if not isinstance(properties, dict):
         raise AnsibleFilterError("to_properties expects a dictionary, got %s" % type(properties).__name__)
     lines = [
-        "%s=%s" % (_escape(str(key), True), _escape(_as_text(value), False))
+        "%s=%s" % (_escape(str(key), True), _escape(_value_text(str(key), value), False))
         for key, value in sorted(properties.items(), key=lambda item: str(item[0]))
         if value is not None
     ]

@@ -9,6 +9,8 @@ import json
 import re
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
+
 MASK = '********'
 
 # Keys whose values are secrets (matched anywhere in the key, case-insensitive).
@@ -75,18 +77,11 @@ def check_names_agree(name: str, envelope_name: Optional[str], config: Mapping[s
 
 def stringify_value(key: str, value: Any) -> str:
     """Render a value the way Connect stores it: every value is a string."""
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)):
-        # Connect LIST settings are comma-separated strings.
-        return ','.join(stringify_value(key, item) for item in value)
-    if value is None:
-        raise ConfigError('config key "%s" has no value; remove the key instead' % key)
-    raise ConfigError('config key "%s" must be a string, number, boolean or list, got %s' % (key, type(value).__name__))
+    try:
+        return connect_string(value)
+    except TypeError as exc:
+        hint = '; remove the key instead' if value is None else ''
+        raise ConfigError('config key "%s" %s%s' % (key, exc, hint)) from None
 
 
 def is_class_key(key: str) -> bool:

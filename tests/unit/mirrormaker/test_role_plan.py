@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The role's planning stage run by ansible-playbook: the lab inventory's model, and a bad model
-stopped with the planner's messages. Nothing is contacted but the controller."""
+"""The role's planning stage (kafka_dr.mm2.mm2_plan) run by ansible-playbook: the lab inventory's model,
+and a bad model stopped with every problem. Nothing is contacted but the controller."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ def needs_ansible() -> None:
         pytest.skip('the project venv (make setup) provides ansible-playbook')
 
 
+@pytest.mark.playbook
 def test_lab_inventory_plans_the_one_way_flow(tmp_path: Path) -> None:
     plan = read_plan(tmp_path, str(REPO_ROOT / 'inventories' / 'lab'), {'plan_hosts': 'connect_workers'})
     assert plan['errors'] == []
@@ -61,6 +62,7 @@ def test_lab_inventory_plans_the_one_way_flow(tmp_path: Path) -> None:
     assert source['sync.topic.configs.interval.seconds'] == '5'
 
 
+@pytest.mark.playbook
 def test_example_inventory_plans_cleanly(tmp_path: Path) -> None:
     plan = read_plan(tmp_path, str(REPO_ROOT / 'inventories' / 'example_emr'), {'plan_hosts': 'connect_workers'})
     assert plan['errors'] == []
@@ -68,6 +70,7 @@ def test_example_inventory_plans_cleanly(tmp_path: Path) -> None:
     assert any('${file:' in value for connector in plan['connectors'] for value in connector['config'].values())
 
 
+@pytest.mark.playbook
 def test_a_bad_model_stops_the_play_with_every_problem(tmp_path: Path) -> None:
     model = {
         'mm2_clusters': {'src': {'bootstrap_servers': 'src:9092'}, 'dst': {'bootstrap_servers': 'dst:9092'}},

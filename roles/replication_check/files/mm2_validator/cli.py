@@ -75,11 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     naming.add_argument(
         "--groups", default="", help="comma-separated consumer groups whose checkpoints to check (default: all)"
     )
-    naming.add_argument("--checkpoints-topic", help="default: <source-alias>.checkpoints.internal (on the target)")
+    naming.add_argument(
+        "--checkpoints-topic", help="default: <source-alias><sep>checkpoints<sep>internal (on the target)"
+    )
     naming.add_argument(
         "--offset-syncs-topic",
-        help="default: mm2-offset-syncs.<target-alias>.internal on the source, mm2-offset-syncs.<source-alias>.internal"
-        " when --offset-syncs-bootstrap is the target (offset-syncs.topic.location=target)",
+        help="default: mm2-offset-syncs<sep><target-alias><sep>internal on the source,"
+        " mm2-offset-syncs<sep><source-alias><sep>internal when --offset-syncs-bootstrap is the target"
+        " (offset-syncs.topic.location=target); <sep> is --separator",
     )
     naming.add_argument("--offset-syncs-bootstrap", help="cluster holding the offset-syncs topic (default: the source)")
     naming.add_argument(
@@ -139,10 +142,18 @@ def _offset_syncs_access(args: argparse.Namespace, source: ClusterAccess, target
     return ClusterAccess("offset-syncs", bootstrap, source.client_properties, source.properties_file)
 
 
+# MM2's internal topic names (DefaultReplicationPolicy, also inherited by the identity policy) carry the
+# separator since Kafka 3.0. The mirrormaker and replication_check roles compute the names with the
+# collection's naming rules (plugins/plugin_utils/mm2_naming.py) and pass them; these defaults serve
+# runs by hand and follow the same rules.
+def _default_checkpoints_topic(args: argparse.Namespace) -> str:
+    return f"{args.source_alias}{args.separator}checkpoints{args.separator}internal"
+
+
 def _default_offset_syncs_topic(args: argparse.Namespace, target: ClusterAccess) -> str:
     # MM2 names the topic after the cluster it does not live on.
     other_alias = args.source_alias if args.offset_syncs_bootstrap == target.bootstrap else args.target_alias
-    return f"mm2-offset-syncs.{other_alias}.internal"
+    return f"mm2-offset-syncs{args.separator}{other_alias}{args.separator}internal"
 
 
 def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
@@ -159,7 +170,7 @@ def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
         topics=_split_list(args.topics),
         topics_regex=args.topics_regex,
         groups=_split_list(args.groups),
-        checkpoints_topic=args.checkpoints_topic or f"{args.source_alias}.checkpoints.internal",
+        checkpoints_topic=args.checkpoints_topic or _default_checkpoints_topic(args),
         offset_syncs_topic=args.offset_syncs_topic or _default_offset_syncs_topic(args, target),
         heartbeats_topic=args.heartbeats_topic,
         catchup_timeout_s=args.catchup_timeout,

@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Connector configs the mirrormaker role renders from mm2_clusters and mm2_flows."""
+"""Connector configs the plan renders from mm2_clusters and mm2_flows (plugin_utils.mm2_plan, mm2_connectors)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict
 
 import pytest
@@ -213,7 +214,7 @@ def test_flows_of_another_connect_cluster_are_left_to_it(plan_ok: PlanOk) -> Non
 
 
 @pytest.mark.parametrize('prefix', ['mm2-', 'dr.'])
-def test_managed_pattern_follows_the_prefix(plan_ok: PlanOk, planner: Any, prefix: str) -> None:
+def test_managed_pattern_follows_the_prefix(plan_ok: PlanOk, prefix: str) -> None:
     result = plan_ok(connector_prefix=prefix)
     assert result['desired_names'][0] == prefix + 'src-dst-source'
-    assert planner.re.match(result['managed_pattern'], prefix + 'src-dst-heartbeat')
+    assert re.match(result['managed_pattern'], prefix + 'src-dst-heartbeat')

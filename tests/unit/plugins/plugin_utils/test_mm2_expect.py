@@ -7,17 +7,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List
 
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils import mm2_expect
+
 PlanOk = Callable[..., Dict[str, Any]]
 
 
-def expect(planner: Any, result: Dict[str, Any], topics: Dict[str, List[str]]) -> Dict[str, Any]:
-    return planner.expect({'flows': result['flows'], 'topics': topics, 'timeout_seconds': 60})
+def expect(result: Dict[str, Any], topics: Dict[str, List[str]]) -> Dict[str, Any]:
+    return mm2_expect.expect({'flows': result['flows'], 'topics': topics, 'timeout_seconds': 60})
 
 
-def test_default_policy_names_remote_topics_and_internal_topics(planner: Any, plan_ok: PlanOk) -> None:
+def test_default_policy_names_remote_topics_and_internal_topics(plan_ok: PlanOk) -> None:
     source_topics = ['foo.orders', 'foo.late', 'bar.orders', '__consumer_offsets', 'foo.x.internal',
                      'mm2-offset-syncs.dst.internal', 'foo.copy.replica']
-    expected = expect(planner, plan_ok(), {'src': source_topics})
+    expected = expect(plan_ok(), {'src': source_topics})
     assert expected['expected_topics'] == {
         'dst': ['heartbeats', 'src.checkpoints.internal', 'src.foo.late', 'src.foo.orders'],
         'src': ['mm2-offset-syncs.dst.internal'],
@@ -25,54 +27,54 @@ def test_default_policy_names_remote_topics_and_internal_topics(planner: Any, pl
     assert expected['min_tasks'] == {'mm2-src-dst-source': 1, 'mm2-src-dst-checkpoint': 0, 'mm2-src-dst-heartbeat': 1}
 
 
-def test_heartbeats_are_mirrored_and_cycles_are_not(planner: Any, plan_ok: PlanOk) -> None:
+def test_heartbeats_are_mirrored_and_cycles_are_not(plan_ok: PlanOk) -> None:
     # src holds its own heartbeats and topics that came from dst (dst.foo.*) or through dst (x.dst.foo.*).
     source_topics = ['heartbeats', 'dst.foo.orders', 'other.dst.foo.orders', 'other.foo.orders', 'dst.heartbeats']
     flows = [{'source': 'src', 'target': 'dst', 'topics': ['.*foo\\..*']}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': source_topics})
+    expected = expect(plan_ok(flows=flows), {'src': source_topics})
     remote = [topic for topic in expected['expected_topics']['dst'] if topic.startswith('src.') and not topic.endswith('.internal')]
     assert remote == ['src.heartbeats', 'src.other.foo.orders']
 
 
-def test_identity_policy_keeps_names_except_heartbeats(planner: Any, plan_ok: PlanOk) -> None:
+def test_identity_policy_keeps_names_except_heartbeats(plan_ok: PlanOk) -> None:
     flows = [{'source': 'src', 'target': 'dst', 'replication_policy': 'identity', 'offset_syncs_topic_location': 'target'}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': ['orders', 'heartbeats']})
+    expected = expect(plan_ok(flows=flows), {'src': ['orders', 'heartbeats']})
     assert expected['expected_topics'] == {
         'dst': ['heartbeats', 'mm2-offset-syncs.src.internal', 'orders', 'src.checkpoints.internal', 'src.heartbeats'],
     }
 
 
-def test_custom_separator_shapes_remote_and_internal_names(planner: Any, plan_ok: PlanOk) -> None:
+def test_custom_separator_shapes_remote_and_internal_names(plan_ok: PlanOk) -> None:
     flows = [{'source': 'src', 'target': 'dst', 'separator': '_', 'topics': ['foo_.*']}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': ['foo_orders', 'dst_foo_orders']})
+    expected = expect(plan_ok(flows=flows), {'src': ['foo_orders', 'dst_foo_orders']})
     assert expected['expected_topics'] == {
         'dst': ['heartbeats', 'src_checkpoints_internal', 'src_foo_orders'],
         'src': ['mm2-offset-syncs_dst_internal'],
     }
 
 
-def test_explicit_exclude_replaces_mm2_default(planner: Any, plan_ok: PlanOk) -> None:
+def test_explicit_exclude_replaces_mm2_default(plan_ok: PlanOk) -> None:
     flows = [{'source': 'src', 'target': 'dst', 'topics': ['.*'], 'topics_exclude': ['tmp\\..*']}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': ['orders', 'tmp.orders', 'orders.replica']})
+    expected = expect(plan_ok(flows=flows), {'src': ['orders', 'tmp.orders', 'orders.replica']})
     assert 'src.orders.replica' in expected['expected_topics']['dst']
     assert 'src.tmp.orders' not in expected['expected_topics']['dst']
 
 
-def test_no_matching_topic_means_no_source_task_yet(planner: Any, plan_ok: PlanOk) -> None:
-    expected = expect(planner, plan_ok(), {'src': ['bar.orders']})
+def test_no_matching_topic_means_no_source_task_yet(plan_ok: PlanOk) -> None:
+    expected = expect(plan_ok(), {'src': ['bar.orders']})
     assert expected['min_tasks']['mm2-src-dst-source'] == 0
     flows = [{'source': 'src', 'target': 'dst', 'emit_heartbeats': False}]
-    assert expect(planner, plan_ok(flows=flows), {'src': []})['min_tasks']['mm2-src-dst-heartbeat'] == 0
+    assert expect(plan_ok(flows=flows), {'src': []})['min_tasks']['mm2-src-dst-heartbeat'] == 0
 
 
-def test_remote_topics_wait_for_the_refresh_interval(planner: Any, plan_ok: PlanOk) -> None:
+def test_remote_topics_wait_for_the_refresh_interval(plan_ok: PlanOk) -> None:
     flows = [{'source': 'src', 'target': 'dst', 'refresh_topics_interval_seconds': 300}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': ['foo.orders']})
+    expected = expect(plan_ok(flows=flows), {'src': ['foo.orders']})
     assert expected['timeouts'] == {'dst': 360, 'src': 60}
 
 
-def test_custom_policy_or_filter_skips_topic_checks(planner: Any, plan_ok: PlanOk) -> None:
+def test_custom_policy_or_filter_skips_topic_checks(plan_ok: PlanOk) -> None:
     flows = [{'source': 'src', 'target': 'dst', 'extra_config': {
         'source': {'replication.policy.class': 'com.example.RenamingPolicy'}}}]
-    expected = expect(planner, plan_ok(flows=flows), {'src': ['foo.orders']})
+    expected = expect(plan_ok(flows=flows), {'src': ['foo.orders']})
     assert expected['unverified_flows'] == ['src-dst'] and expected['expected_topics'] == {}

@@ -9,6 +9,8 @@ from typing import Any, Callable, Dict, List
 
 import pytest
 
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import plan
+
 PlanErrors = Callable[..., str]
 FLOW = {'source': 'src', 'target': 'dst'}
 
@@ -38,6 +40,8 @@ def flow(**options: Any) -> List[Dict[str, Any]]:
     (flow(producer={'bootstrap.servers': 'x:1'}), 'connection settings come from mm2_clusters'),
     (flow(consumer={'consumer.max.poll.records': 10}), 'holds tuning only, without a prefix'),
     (flow(extra_config={'sink': {}}), 'extra_config keys must be source, checkpoint or heartbeat'),
+    (flow(extra_config={'source': {'admin.timeout.ms': {'ms': 1}}}), 'extra_config.source: admin.timeout.ms must be a string'),
+    (flow(producer={'linger.ms': [{'ms': 1}]}), 'producer: linger.ms must be a string, number, boolean or list'),
     (flow(connect_cluster='no_such_group'), 'connect_cluster "no_such_group" is not an inventory group with hosts'),
     (flow(name='bad name'), 'may hold letters, digits'),
     ([FLOW, FLOW], 'connector name mm2-src-dst-source is also used by flow src -> dst'),
@@ -99,6 +103,6 @@ def test_all_problems_are_reported_at_once(plan_errors: PlanErrors) -> None:
     assert 'replication_policy' in text
 
 
-def test_rejected_models_plan_no_cluster_settings(planner: Any, make_request: Callable[..., Dict[str, Any]]) -> None:
-    result = planner.plan(make_request(flows=[{'source': 'src', 'target': 'nowhere'}]))
+def test_rejected_models_plan_no_cluster_settings(make_request: Callable[..., Dict[str, Any]]) -> None:
+    result = plan(make_request(flows=[{'source': 'src', 'target': 'nowhere'}]))
     assert result['errors'] and result['clusters'] == {} and result['endpoints'] == []

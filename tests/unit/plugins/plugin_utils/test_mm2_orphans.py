@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
+
 SOURCE = 'org.apache.kafka.connect.mirror.MirrorSourceConnector'
 CHECKPOINT = 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector'
 HEARTBEAT = 'org.apache.kafka.connect.mirror.MirrorHeartbeatConnector'
@@ -16,7 +18,7 @@ def existing(**classes: str) -> Dict[str, Any]:
     return {name.replace('_', '-'): {'name': name, 'config': {'connector.class': cls}} for name, cls in classes.items()}
 
 
-def test_only_unwanted_mirror_connectors_named_like_the_role_are_candidates(planner: Any) -> None:
+def test_only_unwanted_mirror_connectors_named_like_the_role_are_candidates() -> None:
     connectors = existing(
         mm2_src_dst_source=SOURCE, mm2_src_dst_checkpoint=CHECKPOINT,       # wanted
         mm2_old_dst_source=SOURCE, mm2_old_dst_heartbeat=' ' + HEARTBEAT,   # a flow that left
@@ -25,10 +27,10 @@ def test_only_unwanted_mirror_connectors_named_like_the_role_are_candidates(plan
         mm2_jdbc_dst_source='io.example.JdbcSourceConnector',              # not MirrorMaker
         dr_old_dst_source=SOURCE,                                          # another prefix
     )
-    answer = planner.orphans({'existing': connectors, 'managed_pattern': '^mm2\\-.+-(source|checkpoint|heartbeat)$',
-                              'desired_names': ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']})
+    answer = orphans({'existing': connectors, 'managed_pattern': '^mm2\\-.+-(source|checkpoint|heartbeat)$',
+                      'desired_names': ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']})
     assert answer == {'orphans': ['mm2-old-dst-heartbeat', 'mm2-old-dst-source']}
 
 
-def test_nothing_to_prune_on_an_empty_cluster(planner: Any) -> None:
-    assert planner.orphans({'existing': {}, 'managed_pattern': '^mm2\\-.+-(source)$', 'desired_names': []}) == {'orphans': []}
+def test_nothing_to_prune_on_an_empty_cluster() -> None:
+    assert orphans({'existing': {}, 'managed_pattern': '^mm2\\-.+-(source)$', 'desired_names': []}) == {'orphans': []}

@@ -1,35 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The mirrormaker role's planner (roles/mirrormaker/files/mirrormaker_plan.py), loaded as a module,
-with the role's real built-in flow defaults."""
+"""Plan requests as the mirrormaker role builds them, with the role's real built-in flow defaults."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Dict
 
 import pytest
 import yaml
 
-ROLE_DIR = Path(__file__).resolve().parents[3] / 'roles' / 'mirrormaker'
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import plan
+
+ROLE_DIR = Path(__file__).resolve().parents[4] / 'roles' / 'mirrormaker'
 SECRETS_DIR = '/etc/kafka/connect/secrets'
-
-
-def load_planner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location('mirrormaker_plan', ROLE_DIR / 'files' / 'mirrormaker_plan.py')
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope='session')
-def planner() -> ModuleType:
-    return load_planner()
 
 
 @pytest.fixture(scope='session')
@@ -38,18 +24,23 @@ def role_defaults() -> Dict[str, Any]:
 
 
 @pytest.fixture
+def builtin_defaults(role_defaults: Dict[str, Any]) -> Dict[str, Any]:
+    return copy.deepcopy(role_defaults['mirrormaker_flow_builtin_defaults'])
+
+
+@pytest.fixture
 def lab_clusters() -> Dict[str, Any]:
     return {'src': {'bootstrap_servers': 'src-kafka-1:9092'}, 'dst': {'bootstrap_servers': ['dst-kafka-1:9092']}}
 
 
 @pytest.fixture
-def make_request(role_defaults: Dict[str, Any], lab_clusters: Dict[str, Any]) -> Callable[..., Dict[str, Any]]:
+def make_request(builtin_defaults: Dict[str, Any], lab_clusters: Dict[str, Any]) -> Callable[..., Dict[str, Any]]:
     """A plan request as the role sends it; keyword arguments replace its parts."""
     def build(**parts: Any) -> Dict[str, Any]:
         request = {
             'clusters': copy.deepcopy(lab_clusters),
             'flows': [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*']}],
-            'builtin_defaults': copy.deepcopy(role_defaults['mirrormaker_flow_builtin_defaults']),
+            'builtin_defaults': copy.deepcopy(builtin_defaults),
             'site_defaults': {},
             'connector_prefix': 'mm2-',
             'secrets_dir': SECRETS_DIR,
@@ -64,21 +55,21 @@ def make_request(role_defaults: Dict[str, Any], lab_clusters: Dict[str, Any]) ->
 
 
 @pytest.fixture
-def plan_ok(planner: ModuleType, make_request: Callable[..., Dict[str, Any]]) -> Callable[..., Dict[str, Any]]:
+def plan_ok(make_request: Callable[..., Dict[str, Any]]) -> Callable[..., Dict[str, Any]]:
     """Plan and insist there is no error."""
     def run(**parts: Any) -> Dict[str, Any]:
-        result = planner.plan(make_request(**parts))
+        result = plan(make_request(**parts))
         assert result['errors'] == []
         return result
     return run
 
 
 @pytest.fixture
-def plan_errors(planner: ModuleType, make_request: Callable[..., Dict[str, Any]]) -> Callable[..., str]:
+def plan_errors(make_request: Callable[..., Dict[str, Any]]) -> Callable[..., str]:
     """Plan and return the errors as one text (there must be some)."""
     def run(**parts: Any) -> str:
-        result = planner.plan(make_request(**parts))
+        result = plan(make_request(**parts))
         assert result['errors'], 'expected the model to be rejected'
-        assert result['connectors'] == [] or result['errors']
+        assert result['connectors'] == [] and result['clusters'] == {}, 'a rejected model plans nothing'
         return '\n'.join(result['errors'])
     return run

@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Action plugin of kafka_dr.mm2.mm2_plan (documented in plugins/modules/mm2_plan.py).
+
+Runs on the controller and never contacts a host: it hands the task's arguments to the MirrorMaker 2
+model in plugin_utils and returns its answer. Problems of the model fail the task with all of them
+listed; anything unexpected fails it with one line (the traceback only at -vvv).
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Dict, Mapping
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import describe_flow
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import expect
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAULT_CONNECTOR_PREFIX, DEFAULT_SECRETS_DIR, plan
+
+ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
+    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow']},
+    # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
+    'clusters': {'type': 'raw'},
+    'flows': {'type': 'raw'},
+    'flow_defaults': {'type': 'raw'},
+    'builtin_defaults': {'type': 'raw'},
+    # plan
+    'connector_prefix': {'type': 'str', 'default': DEFAULT_CONNECTOR_PREFIX},
+    'secrets_dir': {'type': 'str', 'default': DEFAULT_SECRETS_DIR},
+    'secret_file_names': {'type': 'list', 'elements': 'str', 'default': []},
+    'deploy_host': {'type': 'str'},
+    # expect and orphans read a plan this plugin returned
+    'plan': {'type': 'dict'},
+    'topics': {'type': 'dict', 'default': {}},
+    'timeout_seconds': {'type': 'int', 'default': 120},
+    'existing': {'type': 'dict'},
+    # describe_flow
+    'flow': {'type': 'str'},
+}
+REQUIRED_IF = [
+    ('operation', 'plan', ('clusters', 'flows', 'builtin_defaults')),
+    ('operation', 'expect', ('plan',)),
+    ('operation', 'orphans', ('plan', 'existing')),
+    ('operation', 'describe_flow', ('flow', 'clusters', 'flows')),
+]
+INVALID_MODEL = {
+    'plan': 'the MirrorMaker 2 model is invalid; nothing was changed',
+    'describe_flow': 'the MirrorMaker 2 flow cannot be described',
+}
+
+
+def run_plan(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    result = plan({
+        'clusters': args['clusters'],
+        'flows': args['flows'],
+        'builtin_defaults': args['builtin_defaults'],
+        'site_defaults': args['flow_defaults'],
+        'connector_prefix': args['connector_prefix'],
+        'secrets_dir': args['secrets_dir'],
+        'secret_file_names': args['secret_file_names'],
+        'deploy_host': args['deploy_host'] or task_vars.get('inventory_hostname'),
+        'groups': task_vars.get('groups') or {},
+    })
+    # Shown by Ansible as warnings of the task.
+    result['warnings'] = result.pop('warnings')
+    return result
+
+
+def run_expect(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return expect({'flows': args['plan'].get('flows') or [], 'topics': args['topics'],
+                   'timeout_seconds': args['timeout_seconds']})
+
+
+def run_orphans(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return orphans({'existing': args['existing'], 'managed_pattern': args['plan'].get('managed_pattern') or '(?!)',
+                    'desired_names': args['plan'].get('desired_names') or []})
+
+
+def run_describe_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return describe_flow({'flow': args['flow'], 'clusters': args['clusters'], 'flows': args['flows'],
+                          'site_defaults': args['flow_defaults'], 'builtin_defaults': args['builtin_defaults']})
+
+
+OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str, Any]]] = {
+    'plan': run_plan,
+    'expect': run_expect,
+    'orphans': run_orphans,
+    'describe_flow': run_describe_flow,
+}
+
+
+def task_result(operation: str, args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    """What the task returns: the model's answer, failed with every problem, or failed on a bug."""
+    try:
+        answer = OPERATIONS[operation](args, task_vars)
+    except Exception as exc:  # pylint: disable=broad-exception-caught  # a bug must not look like a model problem
+        return {'failed': True, 'changed': False, 'exception': traceback.format_exc(),
+                'msg': 'mm2_plan %s failed unexpectedly (a bug in the collection, not in the model): %s: %s'
+                       % (operation, type(exc).__name__, exc)}
+    result = dict(answer, changed=False)
+    problems = answer.get('errors') or []
+    if problems:
+        result.update(failed=True, msg='%s (%d problem%s):\n%s' % (
+            INVALID_MODEL[operation], len(problems), '' if len(problems) == 1 else 's',
+            '\n'.join('- ' + problem for problem in problems)))
+    return result
+
+
+class ActionModule(ActionBase):
+    """kafka_dr.mm2.mm2_plan: the MirrorMaker 2 model, computed on the controller."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp: Any = None, task_vars: Any = None) -> Dict[str, Any]:
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_if=REQUIRED_IF)
+        result = super().run(tmp, task_vars)
+        result.update(task_result(args['operation'], args, task_vars or {}))
+        return result

@@ -1,0 +1,318 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+# The action plugin plugins/action/mm2_plan.py does the work, on the controller; this file documents it.
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: mm2_plan
+short_description: Plan MirrorMaker 2 flows into connector configs, and derive what they must produce
+version_added: 0.1.0
+description:
+  - Computes, on the controller, what the MirrorMaker 2 model of the inventory (C(mm2_clusters), C(mm2_flows)) means.
+    Nothing is contacted and nothing changes; the role C(kafka_dr.mm2.mirrormaker) deploys and checks what it returns.
+  - O(operation=plan) checks every cluster and flow and renders, per flow, the configs of its MirrorSourceConnector,
+    MirrorCheckpointConnector and MirrorHeartbeatConnector (every value a string, as Connect stores it; secrets only as
+    C(${file:...}) placeholders). Every problem of the model is reported at once and fails the task.
+  - O(operation=expect) takes a plan and the topics of each source cluster and returns the topics MM2 must create on
+    each cluster (remote topics, checkpoints, offset syncs, heartbeats) and which connectors must have tasks.
+  - O(operation=orphans) takes a plan and the connectors of a Connect cluster (from M(kafka_dr.mm2.connector_info)) and
+    returns those the plan's naming marks as its own that no flow asks for any more.
+  - O(operation=describe_flow) returns what a check of one flow needs, namely the aliases and bootstrap servers of its clusters,
+    a regular expression of the source topics it replicates, its replication policy and separator, and the names and
+    place of its checkpoints, offset-syncs and heartbeats topics (the inputs of role C(kafka_dr.mm2.replication_check)).
+  - Topic names follow MM2's DefaultReplicationPolicy and IdentityReplicationPolicy, including the separator
+    (C(replication.policy.separator)) in the internal topics' names unless
+    C(replication.policy.internal.topic.separator.enabled) is false.
+author:
+  - kafka_dr.mm2 maintainers (!UNKNOWN)
+options:
+  operation:
+    description: What to compute.
+    type: str
+    choices: [plan, expect, orphans, describe_flow]
+    default: plan
+  clusters:
+    description:
+      - Cluster alias -> connection settings (C(bootstrap_servers), C(security_protocol), SASL and TLS options, secret file
+        references); docs/mirrormaker.md lists every option. Usually C(mm2_clusters).
+      - Required with O(operation=plan) and O(operation=describe_flow).
+    type: raw
+  flows:
+    description:
+      - The flows, each from one cluster alias (C(source)) to another (C(target)), with their options. Usually C(mm2_flows).
+      - Required with O(operation=plan) and O(operation=describe_flow).
+    type: raw
+  flow_defaults:
+    description: Flow options every flow inherits, over O(builtin_defaults). Usually C(mm2_flow_defaults).
+    type: raw
+  builtin_defaults:
+    description:
+      - Built-in value of every flow option; its keys are the options a flow may set (the role passes
+        C(mirrormaker_flow_builtin_defaults)).
+      - Required with O(operation=plan). With O(operation=describe_flow), MM2's own defaults apply when omitted.
+    type: raw
+  connector_prefix:
+    description: Prefix of the connector names, C(<prefix><flow name>-source|checkpoint|heartbeat).
+    type: str
+    default: mm2-
+  secrets_dir:
+    description: Directory the workers' config providers may read; every secret file a cluster names must be in it.
+    type: str
+    default: /etc/kafka/connect/secrets
+  secret_file_names:
+    description: Names of the secret files the caller writes into O(secrets_dir) (names only, never their contents).
+    type: list
+    elements: str
+    default: []
+  deploy_host:
+    description:
+      - The Connect worker the plan is for; flows whose C(connect_cluster) group does not hold it are listed in
+        RV(flows_elsewhere) instead of being planned. Defaults to the task's C(inventory_hostname).
+    type: str
+  plan:
+    description: A result of O(operation=plan) (its RV(flows), RV(managed_pattern) and RV(desired_names) are read).
+      Required with O(operation=expect) and O(operation=orphans).
+    type: dict
+  topics:
+    description: With O(operation=expect), the topics of each source cluster, as a mapping of alias to list of topic names.
+    type: dict
+    default: {}
+  timeout_seconds:
+    description: With O(operation=expect), seconds to wait for a topic; remote topics get their flow's refresh interval on top.
+    type: int
+    default: 120
+  existing:
+    description: With O(operation=orphans), the connectors of the Connect cluster (RV(kafka_dr.mm2.connector_info#module:connectors)).
+    type: dict
+  flow:
+    description:
+      - With O(operation=describe_flow), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
+        flow's name when several flows join the same two clusters.
+    type: str
+attributes:
+  check_mode:
+    support: full
+    description: Computes the same answer in check mode; it never changes anything.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is no diff.
+  platform:
+    support: full
+    platforms: all
+    description: Runs on the controller only.
+notes:
+  - An unexpected failure of the plugin itself fails the task with a one-line message; C(-vvv) shows the traceback.
+seealso:
+  - module: kafka_dr.mm2.connector
+  - module: kafka_dr.mm2.connector_info
+'''
+
+EXAMPLES = r'''
+- name: Plan the flows of the inventory
+  kafka_dr.mm2.mm2_plan:
+    clusters: "{{ mm2_clusters }}"
+    flows: "{{ mm2_flows }}"
+    flow_defaults: "{{ mm2_flow_defaults | default({}) }}"
+    builtin_defaults: "{{ mirrormaker_flow_builtin_defaults }}"
+    secret_file_names: "{{ mirrormaker_secret_files.keys() | list }}"
+  run_once: true
+  register: mm2_plan
+
+- name: Deploy the planned connectors
+  kafka_dr.mm2.connector:
+    url: http://127.0.0.1:8083
+    name: "{{ item.name }}"
+    config: "{{ item.config }}"
+  loop: "{{ mm2_plan.connectors }}"
+  loop_control:
+    label: "{{ item.name }}"
+
+- name: Topics MM2 must create, given the topics of the sources
+  kafka_dr.mm2.mm2_plan:
+    operation: expect
+    plan: "{{ mm2_plan }}"
+    topics:
+      src: [foo.orders, foo.payments]
+  register: mm2_expected
+
+- name: Connectors of flows that left the inventory
+  kafka_dr.mm2.mm2_plan:
+    operation: orphans
+    plan: "{{ mm2_plan }}"
+    existing: "{{ connect_listing.connectors }}"
+  register: mm2_orphans
+
+- name: What a check of the flow src -> dst needs
+  kafka_dr.mm2.mm2_plan:
+    operation: describe_flow
+    flow: src->dst
+    clusters: "{{ mm2_clusters }}"
+    flows: "{{ mm2_flows }}"
+    flow_defaults: "{{ mm2_flow_defaults | default({}) }}"
+  register: mm2_flow
+'''
+
+RETURN = r'''
+errors:
+  description: Every problem of the model (O(operation=plan), O(operation=describe_flow)); the task fails when there is one.
+  returned: plan, describe_flow
+  type: list
+  elements: str
+  sample: ['flow #1 (src -> src): source and target are the same cluster "src"; a flow replicates between two clusters']
+flows:
+  description: The flows the O(deploy_host) runs, each with its name, C(source), C(target), C(connect_cluster) and C(connectors).
+  returned: plan
+  type: list
+  elements: dict
+connectors:
+  description: Connectors to deploy, in deploy order (source, checkpoint, heartbeat of each flow).
+  returned: plan
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Connector name.
+      type: str
+      sample: mm2-src-dst-source
+    kind:
+      description: C(source), C(checkpoint) or C(heartbeat).
+      type: str
+    flow:
+      description: Name of the flow.
+      type: str
+    config:
+      description: The connector config, every value a string.
+      type: dict
+    secret_files:
+      description: Paths of the secret files its placeholders read.
+      type: list
+      elements: str
+    secret_file_names:
+      description: The same files relative to O(secrets_dir).
+      type: list
+      elements: str
+desired_names:
+  description: Names of RV(connectors).
+  returned: plan
+  type: list
+  elements: str
+managed_pattern:
+  description: Regular expression of the connector names this naming produces (what pruning may consider).
+  returned: plan
+  type: str
+  sample: ^mm2\-.+-(source|checkpoint|heartbeat)$
+clusters:
+  description: Per alias used by the planned flows, C(bootstrap_servers), C(endpoints) and C(client_properties) for Kafka's tools.
+  returned: plan
+  type: dict
+endpoints:
+  description: Every bootstrap C(host) and C(port) of those clusters, with its C(alias).
+  returned: plan
+  type: list
+  elements: dict
+source_aliases:
+  description: Aliases of the source clusters of the planned flows.
+  returned: plan
+  type: list
+  elements: str
+secret_files:
+  description: Every secret file the planned configs read.
+  returned: plan
+  type: list
+  elements: str
+flows_elsewhere:
+  description: Flows of other Connect clusters (C(connect_cluster)), left to the plays of those clusters.
+  returned: plan
+  type: list
+  elements: str
+expected_topics:
+  description: Alias -> topics MM2 must create there.
+  returned: expect
+  type: dict
+  sample: {"dst": ["heartbeats", "src.checkpoints.internal", "src.foo.orders"], "src": ["mm2-offset-syncs.dst.internal"]}
+timeouts:
+  description: Alias -> seconds to wait for its topics.
+  returned: expect
+  type: dict
+min_tasks:
+  description: Connector -> tasks it must run (a checkpoint connector without groups runs none).
+  returned: expect
+  type: dict
+unverified_flows:
+  description: Flows whose topics cannot be predicted (custom replication policy or topic filter).
+  returned: expect
+  type: list
+  elements: str
+orphans:
+  description: Connectors to delete when pruning.
+  returned: orphans
+  type: list
+  elements: str
+name:
+  description: Name of the described flow.
+  returned: describe_flow
+  type: str
+source_alias:
+  description: Alias of the flow's source cluster.
+  returned: describe_flow
+  type: str
+target_alias:
+  description: Alias of the flow's target cluster.
+  returned: describe_flow
+  type: str
+source_bootstrap:
+  description: Bootstrap servers of the source cluster, comma-separated.
+  returned: describe_flow
+  type: str
+target_bootstrap:
+  description: Bootstrap servers of the target cluster, comma-separated.
+  returned: describe_flow
+  type: str
+topics_regex:
+  description:
+    - One regular expression, matched against whole topic names, of the source topics the flow replicates (its topics minus
+      its excludes, internal topics and, under the default policy, topics that came from the target).
+  returned: describe_flow
+  type: str
+replication_policy:
+  description: C(default) or C(identity).
+  returned: describe_flow
+  type: str
+separator:
+  description: The flow's replication.policy.separator.
+  returned: describe_flow
+  type: str
+checkpoints_topic:
+  description: The checkpoints topic on the target.
+  returned: describe_flow
+  type: str
+  sample: src.checkpoints.internal
+offset_syncs_location:
+  description: C(source) or C(target), the cluster that holds the offset-syncs topic.
+  returned: describe_flow
+  type: str
+offset_syncs_topic:
+  description: The offset-syncs topic, named after the cluster it does not live on.
+  returned: describe_flow
+  type: str
+  sample: mm2-offset-syncs.dst.internal
+offset_syncs_bootstrap:
+  description: Bootstrap servers of the cluster holding the offset-syncs topic.
+  returned: describe_flow
+  type: str
+heartbeats_topic:
+  description: Name of the heartbeats topic MM2 writes on the target.
+  returned: describe_flow
+  type: str
+  sample: heartbeats
+remote_heartbeats_topic:
+  description: Where the source's heartbeats land on the target (prefixed under both policies).
+  returned: describe_flow
+  type: str
+  sample: src.heartbeats
+'''

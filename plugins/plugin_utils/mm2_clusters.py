@@ -1,0 +1,245 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Clusters of the MirrorMaker 2 model (mm2_clusters): checked, and rendered as Kafka client settings.
+
+Secrets are never values of the model: a cluster names a file in the workers' secrets
+directory, and its settings carry ${file:...} placeholders that the workers' FileConfigProvider
+resolves when a connector starts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, connect_settings, without_nulls
+
+SECURITY_PROTOCOLS = ('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL')
+LOGIN_MODULES = {
+    'PLAIN': 'org.apache.kafka.common.security.plain.PlainLoginModule',
+    'SCRAM-SHA-256': 'org.apache.kafka.common.security.scram.ScramLoginModule',
+    'SCRAM-SHA-512': 'org.apache.kafka.common.security.scram.ScramLoginModule',
+}
+# Secrets are referenced, never given: (file option, key option, default key, Kafka setting).
+# The SASL password has no Kafka setting of its own: it goes into the JAAS line.
+SECRET_REFERENCES = (
+    ('sasl_password_file', 'sasl_password_key', 'sasl.password', None),
+    ('sasl_jaas_config_file', 'sasl_jaas_config_key', 'sasl.jaas.config', 'sasl.jaas.config'),
+    ('ssl_truststore_password_file', 'ssl_truststore_password_key', 'ssl.truststore.password', 'ssl.truststore.password'),
+    ('ssl_keystore_password_file', 'ssl_keystore_password_key', 'ssl.keystore.password', 'ssl.keystore.password'),
+    ('ssl_key_password_file', 'ssl_key_password_key', 'ssl.key.password', 'ssl.key.password'),
+)
+# Plain cluster options rendered as the Kafka client setting of the same name.
+PLAIN_CLUSTER_SETTINGS = {
+    'sasl_mechanism': 'sasl.mechanism',
+    'sasl_jaas_config': 'sasl.jaas.config',
+    'ssl_truststore_location': 'ssl.truststore.location',
+    'ssl_truststore_type': 'ssl.truststore.type',
+    'ssl_keystore_location': 'ssl.keystore.location',
+    'ssl_keystore_type': 'ssl.keystore.type',
+    'ssl_endpoint_identification_algorithm': 'ssl.endpoint.identification.algorithm',
+}
+CLUSTER_OPTIONS = frozenset(
+    {'bootstrap_servers', 'security_protocol', 'sasl_username', 'client_config'}
+    | set(PLAIN_CLUSTER_SETTINGS)
+    | {reference[0] for reference in SECRET_REFERENCES}
+    | {reference[1] for reference in SECRET_REFERENCES}
+)
+# MM2 keeps only these client settings under source.cluster.* / target.cluster.*.
+CONNECTION_SETTING_PREFIXES = ('ssl.', 'sasl.')
+FILE_CONFIG_PROVIDER = 'org.apache.kafka.common.config.provider.FileConfigProvider'
+
+ALIAS_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]*$')
+BOOTSTRAP_ENTRY_RE = re.compile(r'^(\[[0-9A-Fa-f:.]+\]|[^\s:,;\[\]]+):([0-9]{1,5})$')
+JAAS_UNSAFE_RE = re.compile(r'["\\;\n\r]')
+SECRET_FILE_NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+
+
+def bootstrap_entries(value: Any) -> Optional[List[str]]:
+    """host:port entries of a list, or of one comma-separated string."""
+    if isinstance(value, str):
+        return [entry.strip() for entry in value.split(',') if entry.strip()]
+    if isinstance(value, (list, tuple)) and all(isinstance(entry, str) for entry in value):
+        return [entry.strip() for entry in value if entry.strip()]
+    return None
+
+
+def check_bootstrap(where: str, cluster: Mapping[str, Any], errors: ModelErrors) -> List[str]:
+    entries = bootstrap_entries(cluster.get('bootstrap_servers'))
+    if not entries:
+        errors.add(where, 'bootstrap_servers is required: a list of host:port or one comma-separated string')
+        return []
+    malformed = [entry for entry in entries if not BOOTSTRAP_ENTRY_RE.match(entry)]
+    if malformed:
+        errors.add(where, 'bootstrap_servers entries must be host:port, separated by commas (not semicolons): %s'
+                   % ', '.join(malformed))
+    return entries
+
+
+def secret_path(secrets_dir: str, file_name: str) -> str:
+    base = secrets_dir.rstrip('/') or '/'
+    return posixpath.normpath(file_name if file_name.startswith('/') else posixpath.join(base, file_name))
+
+
+def secret_placeholder(path: str, key: str) -> str:
+    """Resolved by the workers' FileConfigProvider; GET /config shows it unresolved."""
+    return '${file:%s:%s}' % (path, key)
+
+
+def check_secret_reference(where: str, option: str, path: str, key: str, secrets_dir: str, errors: ModelErrors) -> None:
+    base = posixpath.normpath(secrets_dir).rstrip('/')
+    if not path.startswith(base + '/'):
+        errors.add(where, '%s must name a file in %s (the only directory the workers\' config providers may read), got %s'
+                   % (option, base or '/', path))
+    if re.search(r'[:{}\s]', path):
+        errors.add(where, '%s must not contain ":", "{", "}" or spaces (it goes into a ${file:...} placeholder): %s' % (option, path))
+    if not key or re.search(r'[{}\s]', key):
+        errors.add(where, 'the key for %s must be a non-empty properties key without braces or spaces, got %r' % (option, key))
+
+
+def check_secret_file_names(names: Any, errors: ModelErrors) -> None:
+    """Names of the secret files the role writes (mirrormaker_secret_files): plain names in the secrets directory."""
+    for name in names or []:
+        if not isinstance(name, str) or not SECRET_FILE_NAME_RE.match(name):
+            errors.add('mirrormaker_secret_files', 'file names must be plain names inside the secrets directory '
+                       '(letters, digits, ".", "_", "-"), got %r' % (name,))
+
+
+def check_cluster_options(where: str, cluster: Mapping[str, Any], errors: ModelErrors) -> None:
+    unknown = sorted(set(cluster) - CLUSTER_OPTIONS)
+    if unknown:
+        errors.add(where, 'unknown option(s) %s; known: %s' % (', '.join(unknown), ', '.join(sorted(CLUSTER_OPTIONS))))
+    for option, value in cluster.items():
+        if option in ('bootstrap_servers', 'client_config') or value is None:
+            continue
+        if not isinstance(value, str):
+            errors.add(where, '%s must be a string, got %r' % (option, value))
+
+
+def sasl_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, errors: ModelErrors) -> Dict[str, str]:
+    """sasl.mechanism and sasl.jaas.config, the password only as a ${file:...} placeholder."""
+    mechanism = cluster.get('sasl_mechanism')
+    if not mechanism:
+        errors.add(where, 'security_protocol %s needs sasl_mechanism' % cluster.get('security_protocol'))
+        return {}
+    settings = {'sasl.mechanism': str(mechanism)}
+    jaas_given = cluster.get('sasl_jaas_config') or cluster.get('sasl_jaas_config_file')
+    if jaas_given:
+        if cluster.get('sasl_password_file'):
+            errors.add(where, 'give either sasl_username with sasl_password_file or a JAAS config, not both')
+        return settings
+    module = LOGIN_MODULES.get(str(mechanism))
+    if module is None:
+        errors.add(where, 'sasl_mechanism %s needs sasl_jaas_config_file (or sasl_jaas_config without secrets)' % mechanism)
+        return settings
+    username = cluster.get('sasl_username')
+    password_file = cluster.get('sasl_password_file')
+    if not username or not password_file:
+        errors.add(where, 'sasl_mechanism %s needs sasl_username and sasl_password_file (a file in %s)' % (mechanism, secrets_dir))
+        return settings
+    if JAAS_UNSAFE_RE.search(str(username)):
+        errors.add(where, 'sasl_username must not contain quotes, backslashes, semicolons or line breaks')
+    path = secret_path(secrets_dir, str(password_file))
+    key = str(cluster.get('sasl_password_key') or 'sasl.password')
+    settings['sasl.jaas.config'] = '%s required username="%s" password="%s";' % (
+        module, username, secret_placeholder(path, key))
+    return settings
+
+
+def secret_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, errors: ModelErrors) -> Dict[str, str]:
+    """Kafka settings that hold a secret, each as a ${file:...} placeholder."""
+    settings: Dict[str, str] = {}
+    for file_option, key_option, default_key, kafka_setting in SECRET_REFERENCES:
+        file_name = cluster.get(file_option)
+        if not file_name:
+            if cluster.get(key_option):
+                errors.add(where, '%s is set without %s' % (key_option, file_option))
+            continue
+        path = secret_path(secrets_dir, str(file_name))
+        key = str(cluster.get(key_option) or default_key)
+        check_secret_reference(where, file_option, path, key, secrets_dir, errors)
+        if kafka_setting:
+            settings[kafka_setting] = secret_placeholder(path, key)
+    return settings
+
+
+def client_config_settings(where: str, cluster: Mapping[str, Any], errors: ModelErrors) -> Dict[str, str]:
+    extra = cluster.get('client_config') or {}
+    if not isinstance(extra, Mapping):
+        errors.add(where, 'client_config must be a mapping of Kafka client settings')
+        return {}
+    dropped = sorted(key for key in extra if not str(key).startswith(CONNECTION_SETTING_PREFIXES))
+    if dropped:
+        errors.add(where, 'client_config may only hold ssl.* and sasl.* connection settings (MM2 drops anything else under '
+                   'source.cluster.*/target.cluster.*): %s; put consumer tuning in the flow\'s consumer, producer tuning '
+                   'in its producer' % ', '.join(dropped))
+    return connect_settings(where, 'client_config', without_nulls(extra), errors)
+
+
+def check_alias(where: str, alias: str, errors: ModelErrors) -> None:
+    if not ALIAS_RE.match(alias):
+        errors.add(where, 'aliases may hold letters, digits, "_" and "-" only (they prefix remote topic names)')
+
+
+def cluster_connection(alias: str, cluster: Any, secrets_dir: str, errors: ModelErrors) -> Dict[str, str]:
+    """Connection settings of one cluster: bootstrap, security protocol, TLS and SASL (secrets as placeholders)."""
+    where = 'cluster %s' % alias
+    check_alias(where, alias, errors)
+    if not isinstance(cluster, Mapping):
+        errors.add(where, 'must be a mapping with at least bootstrap_servers')
+        return {}
+    check_cluster_options(where, cluster, errors)
+    protocol = str(cluster.get('security_protocol') or 'PLAINTEXT')
+    if protocol not in SECURITY_PROTOCOLS:
+        errors.add(where, 'security_protocol must be one of %s, got %s' % (', '.join(SECURITY_PROTOCOLS), protocol))
+    settings = {'bootstrap.servers': ','.join(check_bootstrap(where, cluster, errors)), 'security.protocol': protocol}
+    uses_sasl = protocol.startswith('SASL_')
+    sasl_options = sorted(option for option in cluster if option.startswith('sasl_') and cluster.get(option))
+    if sasl_options and not uses_sasl:
+        errors.add(where, '%s set but security_protocol %s does not use SASL' % (', '.join(sasl_options), protocol))
+    for option, kafka_setting in PLAIN_CLUSTER_SETTINGS.items():
+        if cluster.get(option) not in (None, ''):
+            settings[kafka_setting] = str(cluster[option])
+    if uses_sasl:
+        settings.update(sasl_settings(where, cluster, secrets_dir, errors))
+    settings.update(secret_settings(where, cluster, secrets_dir, errors))
+    settings.update(client_config_settings(where, cluster, errors))
+    return settings
+
+
+def cluster_connections(clusters: Mapping[str, Any], secrets_dir: str, errors: ModelErrors) -> Dict[str, Dict[str, str]]:
+    return {str(alias): cluster_connection(str(alias), clusters[alias], secrets_dir, errors) for alias in sorted(clusters)}
+
+
+def endpoints_of(bootstrap_servers: str) -> List[Dict[str, Any]]:
+    """host and port of each bootstrap entry ([v6] addresses without their brackets)."""
+    endpoints = []
+    for entry in bootstrap_servers.split(','):
+        host, _separator, port = entry.rpartition(':')
+        endpoints.append({'host': host.strip('[]'), 'port': int(port)})
+    return endpoints
+
+
+def cluster_summary(connection: Mapping[str, str], secrets_dir: str) -> Dict[str, Any]:
+    """What the role needs per cluster: endpoints to probe and client settings for the topic checks."""
+    client_properties = dict(connection)
+    client_properties.update({
+        'config.providers': 'file',
+        'config.providers.file.class': FILE_CONFIG_PROVIDER,
+        'config.providers.file.param.allowed.paths': secrets_dir,
+    })
+    return {'bootstrap_servers': connection['bootstrap.servers'], 'endpoints': endpoints_of(connection['bootstrap.servers']),
+            'client_properties': client_properties}
+
+
+def secret_files_in(config: Mapping[str, str]) -> List[str]:
+    """Files the ${file:...} placeholders of a config read."""
+    return sorted(set(re.findall(r'\$\{file:([^:}]+):', ' '.join(config.values()))))
+
+
+def relative_to(base: str, paths: Iterable[str]) -> List[str]:
+    """Secret file names as mirrormaker_secret_files spells them (relative to the secrets directory)."""
+    prefix = posixpath.normpath(base).rstrip('/') + '/'
+    return sorted(path[len(prefix):] if path.startswith(prefix) else path for path in paths)

@@ -1,0 +1,119 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The action plugin kafka_dr.mm2.mm2_plan, run in process with a real Task: what a role's task gets back."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Dict, Optional
+
+import pytest
+import yaml
+from ansible.errors import AnsibleActionFail
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.play_context import PlayContext
+from ansible.playbook.task import Task
+from ansible.template import Templar
+
+from ansible_collections.kafka_dr.mm2.plugins.action import mm2_plan as action_plugin
+
+ROLE_DEFAULTS = yaml.safe_load(
+    (Path(__file__).resolve().parents[4] / 'roles' / 'mirrormaker' / 'defaults' / 'main.yml').read_text())
+CLUSTERS = {'src': {'bootstrap_servers': 'src-kafka-1:9092'}, 'dst': {'bootstrap_servers': ['dst-kafka-1:9092']}}
+FLOWS = [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*']}]
+TASK_VARS = {'inventory_hostname': 'task-1-1', 'groups': {'all': ['task-1-1'], 'connect_dr': ['task-2-1']}}
+
+
+def run(args: Dict[str, Any], task_vars: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    task = Task()
+    task.args = copy.deepcopy(args)
+    loader = DataLoader()
+    connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
+    action = action_plugin.ActionModule(task, connection, PlayContext(), loader, Templar(loader=loader))
+    return action.run(task_vars=TASK_VARS if task_vars is None else task_vars)
+
+
+def plan_args(**parts: Any) -> Dict[str, Any]:
+    args = {'clusters': CLUSTERS, 'flows': FLOWS, 'builtin_defaults': ROLE_DEFAULTS['mirrormaker_flow_builtin_defaults']}
+    args.update(parts)
+    return args
+
+
+def test_plan_returns_the_connectors_and_changes_nothing() -> None:
+    result = run(plan_args())
+    assert not result.get('failed') and result['changed'] is False
+    assert result['errors'] == []
+    assert result['desired_names'] == ['mm2-src-dst-source', 'mm2-src-dst-checkpoint', 'mm2-src-dst-heartbeat']
+    assert result['connectors'][0]['config']['replication.policy.separator'] == '.'
+
+
+def test_the_inventory_host_and_groups_decide_which_flows_are_planned_here() -> None:
+    flows = FLOWS + [{'source': 'dst', 'target': 'src', 'connect_cluster': 'connect_dr'}]
+    result = run(plan_args(flows=flows))
+    assert [flow['name'] for flow in result['flows']] == ['src-dst']
+    assert result['flows_elsewhere'] == ['dst-src (Connect cluster connect_dr)']
+    # A flow without connect_cluster runs on the hosts of the play, whichever they are.
+    on_dr = run(plan_args(flows=flows, deploy_host='task-2-1'))
+    assert [flow['name'] for flow in on_dr['flows']] == ['src-dst', 'dst-src'] and on_dr['flows_elsewhere'] == []
+
+
+def test_a_bad_model_fails_the_task_with_every_problem() -> None:
+    result = run(plan_args(flows=[{'source': 'src', 'target': 'src'}, {'source': 'src', 'target': 'elsewhere'}]))
+    assert result['failed'] is True
+    assert result['msg'].startswith('the MirrorMaker 2 model is invalid; nothing was changed (2 problems):')
+    assert 'source and target are the same cluster "src"' in result['msg']
+    assert 'target "elsewhere" is not a cluster alias' in result['msg']
+    assert len(result['errors']) == 2 and result['connectors'] == []
+
+
+def test_model_warnings_become_task_warnings() -> None:
+    flows = [{'source': 'src', 'target': 'dst', 'replication_policy': 'identity'},
+             {'source': 'dst', 'target': 'src', 'replication_policy': 'identity'}]
+    result = run(plan_args(flows=flows))
+    assert not result.get('failed')
+    assert len(result['warnings']) == 1 and 'cannot detect loops' in result['warnings'][0]
+
+
+def test_expect_and_orphans_read_a_plan() -> None:
+    planned = run(plan_args())
+    expected = run({'operation': 'expect', 'plan': planned, 'topics': {'src': ['foo.orders', 'bar']}, 'timeout_seconds': 30})
+    assert expected['expected_topics'] == {
+        'dst': ['heartbeats', 'src.checkpoints.internal', 'src.foo.orders'], 'src': ['mm2-offset-syncs.dst.internal']}
+    assert expected['timeouts'] == {'dst': 630, 'src': 30}
+    mirror_source = {'config': {'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector'}}
+    existing = {'mm2-src-dst-source': mirror_source, 'mm2-old-dst-source': mirror_source}
+    assert run({'operation': 'orphans', 'plan': planned, 'existing': existing})['orphans'] == ['mm2-old-dst-source']
+
+
+def test_describe_flow_fails_on_an_unknown_flow() -> None:
+    result = run({'operation': 'describe_flow', 'flow': 'dst->src', 'clusters': CLUSTERS, 'flows': FLOWS})
+    assert result['failed'] is True
+    assert result['msg'].startswith('the MirrorMaker 2 flow cannot be described (1 problem):')
+    described = run({'operation': 'describe_flow', 'flow': 'src->dst', 'clusters': CLUSTERS, 'flows': FLOWS})
+    assert described['offset_syncs_topic'] == 'mm2-offset-syncs.dst.internal'
+
+
+@pytest.mark.parametrize(('args', 'message'), [
+    ({'operation': 'plan', 'clusters': CLUSTERS}, 'missing: flows, builtin_defaults'),
+    ({'operation': 'expect'}, 'missing: plan'),
+    ({'operation': 'describe_flow', 'clusters': CLUSTERS, 'flows': FLOWS}, 'missing: flow'),
+    ({'operation': 'deploy'}, 'value of operation must be one of'),
+    ({'operation': 'plan', 'clusters': CLUSTERS, 'flows': FLOWS, 'builtin_defaults': {}, 'flow_default': {}},
+     'Unsupported parameters'),
+])
+def test_task_arguments_are_checked_before_anything_runs(args: Dict[str, Any], message: str) -> None:
+    with pytest.raises(AnsibleActionFail, match=message):
+        run(args)
+
+
+def test_a_bug_fails_cleanly_with_the_traceback_kept_for_verbose_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(request: Dict[str, Any]) -> Dict[str, Any]:
+        raise KeyError('connectors')
+    monkeypatch.setattr(action_plugin, 'plan', broken)
+    result = run(plan_args())
+    assert result['failed'] is True
+    assert result['msg'] == "mm2_plan plan failed unexpectedly (a bug in the collection, not in the model): KeyError: 'connectors'"
+    assert 'Traceback' in result['exception']
