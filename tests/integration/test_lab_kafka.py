@@ -26,23 +26,26 @@ def test_round_trip_keys_values_headers(lab_brokers: tuple[str, str], side: str)
     host = lab_brokers[0] if side == "source" else lab_brokers[1]
     topic = f"itest.roundtrip.{int(time.time() * 1000)}"
     lab.create_topic(host, topic, PARTITIONS)
-    sent = sample_records(side)
+    try:
+        sent = sample_records(side)
 
-    lab.produce(host, topic, sent)
-    received = lab.consume_all(host, topic, expected=RECORD_COUNT)
+        lab.produce(host, topic, sent)
+        received = lab.consume_all(host, topic, expected=RECORD_COUNT)
 
-    def content(record: lab.Record) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-        return record.key, record.value, record.headers
+        def content(record: lab.Record) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+            return record.key, record.value, record.headers
 
-    assert len(received) == RECORD_COUNT
-    assert Counter(map(content, received)) == Counter(map(content, sent))
-    # Every partition is used, and within a partition the producer's order holds.
-    sequences_by_partition: dict[int, list[int]] = defaultdict(list)
-    for record in received:
-        sequences_by_partition[record.partition].append(int(dict(record.headers)["seq"]))
-    assert sorted(sequences_by_partition) == list(range(PARTITIONS))
-    for sequences in sequences_by_partition.values():
-        assert sequences == sorted(sequences)
+        assert len(received) == RECORD_COUNT
+        assert Counter(map(content, received)) == Counter(map(content, sent))
+        # Every partition is used, and within a partition the producer's order holds.
+        sequences_by_partition: dict[int, list[int]] = defaultdict(list)
+        for record in received:
+            sequences_by_partition[record.partition].append(int(dict(record.headers)["seq"]))
+        assert sorted(sequences_by_partition) == list(range(PARTITIONS))
+        for sequences in sequences_by_partition.values():
+            assert sequences == sorted(sequences)
+    finally:
+        lab.delete_topics(host, topic)
 
 
 def test_clusters_have_distinct_ids(lab_brokers: tuple[str, str]) -> None:

@@ -22,8 +22,9 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from tests.integration import ansible_run
 
-CONTAINER = "sec-it-tls-1"
-NETWORK = "kafka-dr-secure-it"
+# Named per run: two checkouts testing at once on one docker engine never share them.
+CONTAINER = f"sec-it-tls-{os.getpid()}"
+NETWORK = f"kafka-dr-secure-it-{os.getpid()}"
 IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
 STORE_PASSWORD = "it-store-Rk4qZe"
 TLS_DIR = "/etc/kafka/tls"
