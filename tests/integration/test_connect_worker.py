@@ -82,12 +82,12 @@ BAD_INPUTS: dict[str, tuple[str, list[str]]] = {
 
 @pytest.fixture(scope="module")
 def bad_input_runs(running_worker: tuple[str, str], planted_files: None) -> dict[str, ansible_run.Run]:
-    """Every bad input's run of playbooks/connect.yml, a few at a time: each stops before it changes
+    """Every bad input's run of playbooks/connect.yml, two at a time (the other tests share the cores): each stops before it changes
     anything, so they cannot disturb one another, and the worker is compared afterwards."""
     def run(extra_vars: str) -> ansible_run.Run:
         return ansible_run.playbook("playbooks/connect.yml", "--limit", WORKER, "-e", extra_vars)
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:
         runs = {case: pool.submit(run, extra_vars) for case, (extra_vars, _messages) in BAD_INPUTS.items()}
         return {case: future.result() for case, future in runs.items()}
 

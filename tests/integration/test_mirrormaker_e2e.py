@@ -26,7 +26,7 @@ PARTITIONS = 3
 RETENTION_MS = "3600000"           # not the broker default (7 days), so MM2 must copy it
 CHANGED_RETENTION_MS = "7200000"
 FLOW_CONNECTORS = ("mm2-src-dst-source", "mm2-src-dst-checkpoint", "mm2-src-dst-heartbeat")
-REPLICATION_TIMEOUT = 240          # deadlines of polls; the lab flow's intervals are 5 s
+REPLICATION_TIMEOUT = 420          # deadlines of polls (the lab flow's intervals are 5 s; a busy 2-core lab needs the slack)
 MM2_DEFAULT_OFFSET_LAG_MAX = 100
 
 
