@@ -49,7 +49,7 @@ def run_process(argv: Sequence[str], timeout: float) -> ToolResult:
         done = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
         partial = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or '')
-        return ToolResult(EXIT_TIMEOUT, partial, 'no answer within %d s' % timeout)
+        return ToolResult(EXIT_TIMEOUT, partial, 'no answer within %g s' % timeout)
     except OSError as exc:
         return ToolResult(EXIT_NOT_STARTED, '', '%s: %s' % (argv[0], exc.strerror or exc))
     return ToolResult(done.returncode, done.stdout, done.stderr)
