@@ -379,5 +379,5 @@ def write_record(path: str, bindings: Set[AclBinding]) -> None:
 
 
 def describe_all(bindings: Iterable[AclBinding]) -> str:
-    """One line per binding, sorted: the text of a diff."""
-    return ''.join(binding.describe() + '\n' for binding in sorted(bindings))
+    """One line per binding, sorted by principal: the text of a diff."""
+    return ''.join(sorted(binding.describe() + '\n' for binding in bindings))

@@ -38,6 +38,12 @@ def account(name: str = 'mm2', mechanism: str = 'SCRAM-SHA-512', iterations: int
     return ScramAccount(name, mechanism, iterations, password if present else None, present)
 
 
+def test_a_kafka_4_listing_from_the_lab() -> None:
+    text = (Path(__file__).resolve().parents[1] / 'fixtures' / 'scram_listing_kafka4.txt').read_text(encoding='utf-8')
+
+    assert parse_scram_listing(text) == {'mm2': {'SCRAM-SHA-512': 8192}, 'connect': {'SCRAM-SHA-512': 8192}}
+
+
 def test_the_listing_gives_mechanisms_and_iterations_per_account() -> None:
     assert parse_scram_listing(LISTING) == {'mm2': {'SCRAM-SHA-256': 4096, 'SCRAM-SHA-512': 8192},
                                             'connect': {'SCRAM-SHA-512': 8192}}
