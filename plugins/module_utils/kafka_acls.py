@@ -94,8 +94,8 @@ class AclBinding:
         }
 
     def describe(self) -> str:
-        return '%s %s %s on %s:%s:%s from %s' % (self.principal, self.permission, self.operation, self.resource_type,
-                                                self.pattern_type, self.name, self.host)
+        return '%s %s %s on %s:%s:%s from %s' % (
+            self.principal, self.permission, self.operation, self.resource_type, self.pattern_type, self.name, self.host)
 
     @classmethod
     def from_dict(cls, item: Mapping[str, Any]) -> 'AclBinding':

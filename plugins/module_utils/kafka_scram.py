@@ -198,7 +198,7 @@ class StateDir:
         if salt is None:
             os.makedirs(self.path, mode=0o700, exist_ok=True)
             alphabet = string.ascii_letters + string.digits
-            salt = ''.join(secrets.choice(alphabet) for _ in range(SALT_LENGTH))
+            salt = ''.join(secrets.choice(alphabet) for dummy in range(SALT_LENGTH))
             _write_private(self.file(SALT_FILE), salt)
         return salt
 

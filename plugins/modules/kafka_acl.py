@@ -117,7 +117,6 @@ attributes:
     support: full
 seealso:
   - module: kafka_dr.mm2.kafka_scram_user
-  - role: kafka_dr.mm2.kafka_acls
 '''
 
 EXAMPLES = r'''
@@ -273,7 +272,7 @@ def check_input(module: AnsibleModule) -> None:
 
 def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
     params = module.params
-    desired, _ = desired_bindings(params['bindings'])
+    desired = desired_bindings(params['bindings'])[0]
     try:
         recorded = read_record(params['state_file'])
     except AclRecordError as exc:

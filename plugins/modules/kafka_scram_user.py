@@ -86,7 +86,6 @@ attributes:
     support: full
 seealso:
   - module: kafka_dr.mm2.kafka_acl
-  - role: kafka_dr.mm2.kafka_acls
 '''
 
 EXAMPLES = r'''

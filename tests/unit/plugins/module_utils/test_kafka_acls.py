@@ -188,8 +188,9 @@ def test_the_record_keeps_what_the_collection_owns_and_still_exists() -> None:
     wanted = desired([MM2_TOPICS])
     after = {READ, DESCRIBE, BY_HAND, CLUSTER_DESCRIBE}
 
-    assert next_record({CLUSTER_DESCRIBE, binding('TOPIC', 'gone')}, wanted, after) == {READ, DESCRIBE,
-                                                                                       CLUSTER_DESCRIBE}
+    record = next_record({CLUSTER_DESCRIBE, binding('TOPIC', 'gone')}, wanted, after)
+
+    assert record == {READ, DESCRIBE, CLUSTER_DESCRIBE}
 
 
 # ---- grouping into AclCommand runs -----------------------------------------------------------------
