@@ -23,6 +23,9 @@ def _environment(**extra: str) -> dict[str, str]:
     environment["ANSIBLE_CONFIG"] = str(REPO_ROOT / "ansible.cfg")
     environment["ANSIBLE_NOCOLOR"] = "1"
     environment["ANSIBLE_FORCE_COLOR"] = "0"
+    # A callback enabled in the caller's shell (profile_tasks) would mix its lines into the
+    # JSON that module() parses.
+    environment.pop("ANSIBLE_CALLBACKS_ENABLED", None)
     environment.update(extra)
     return environment
 
