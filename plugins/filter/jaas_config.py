@@ -51,7 +51,9 @@ EXAMPLES = r"""
 
 - name: Kerberos login line
   ansible.builtin.debug:
-    msg: "{{ 'GSSAPI' | kafka_dr.mm2.jaas_config(principal='connect/task-1.example.com@EXAMPLE.COM', keytab='/etc/kafka/connect/secrets/kafka-client.keytab') }}"
+    msg: >-
+      {{ 'GSSAPI' | kafka_dr.mm2.jaas_config(principal='connect/task-1.example.com@EXAMPLE.COM',
+                                             keytab='/etc/kafka/connect/secrets/kafka-client.keytab') }}
 """
 
 RETURN = r"""

@@ -44,7 +44,7 @@ from typing import Sequence, Union
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import java_failure_reason
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_tools import java_failure_reason
 
 
 def java_failure(output: Union[str, Sequence[str], None]) -> str:

@@ -1,16 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Settings of Kafka clients run by the roles: Connect worker clients, JAAS lines, Java tool failures.
+"""Settings of the Kafka clients the roles configure: Connect worker clients, secrets, JAAS lines.
 
-Controller-side logic behind the filters client_properties, file_placeholders, jaas_config
-and java_failure. Errors are ValueError; the filters turn them into AnsibleFilterError.
+Controller-side logic behind the filters client_properties, file_placeholders and jaas_config.
+Errors are ValueError; the filters turn them into AnsibleFilterError.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Iterable, Mapping, Sequence
 
 # The clients of a Connect worker: its own (group membership, internal topics) and the
 # producer., consumer. and admin. clients it creates for connectors.
@@ -20,13 +19,6 @@ PLAIN_LOGIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule'
 SCRAM_LOGIN_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule'
 KERBEROS_LOGIN_MODULE = 'com.sun.security.auth.module.Krb5LoginModule'
 SASL_MECHANISMS = ('PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'GSSAPI')
-
-# A Java exception line: "[Caused by: ]package.Class[$Inner]Exception: message".
-_EXCEPTION_LINE = re.compile(r'(?:Exception|Error): ')
-_QUALIFIED_CLASS = re.compile(r'^(?P<cause>Caused by: )?\s*(?:[\w$]+\.)*(?P<name>\w+(?:Exception|Error): )')
-_CAUSED_BY = 'Caused by: '
-# Long messages (certificate chains, stack frames glued to a line) are cut to this length.
-MAX_REASON_LENGTH = 300
 
 
 def prefixed_client_properties(settings: Mapping[str, object],
@@ -79,37 +71,3 @@ def jaas_login_line(mechanism: str, username: str = '', password: str = '',
         raise ValueError('SASL mechanism must be one of %s, got %r' % (', '.join(SASL_MECHANISMS), mechanism))
     return '%s required username=%s password=%s;' % (
         module, _jaas_value('username', username), _jaas_value('password', password))
-
-
-def _lines(output: Union[str, Sequence[str], None]) -> List[str]:
-    if output is None:
-        return []
-    if isinstance(output, str):
-        return output.splitlines()
-    return [line for chunk in output for line in str(chunk).splitlines()]
-
-
-def _short_exception(line: str) -> str:
-    """'Caused by: org.x.FooException: msg' -> 'Caused by: FooException: msg', cut to MAX_REASON_LENGTH."""
-    short = _QUALIFIED_CLASS.sub(lambda match: (match.group('cause') or '') + match.group('name'), line, count=1)
-    if len(short) > MAX_REASON_LENGTH:
-        short = short[:MAX_REASON_LENGTH - 3].rstrip() + '...'
-    return short
-
-
-def java_failure_reason(output: Union[str, Sequence[str], None]) -> str:
-    """'FirstException: msg, caused by RootException: msg' from a Java tool's output, '' without exception.
-
-    The first exception says what failed; the last 'Caused by' says why (a password, a
-    certificate, a keytab). Package names are dropped; the root cause is left out when it
-    repeats the first exception.
-    """
-    exceptions = [_short_exception(line.strip()) for line in _lines(output) if _EXCEPTION_LINE.search(line)]
-    first: Optional[str] = next((line for line in exceptions if not line.startswith(_CAUSED_BY)), None)
-    causes = [line[len(_CAUSED_BY):] for line in exceptions if line.startswith(_CAUSED_BY)]
-    root = causes[-1] if causes else None
-    if first is None:
-        return root or ''
-    if root is None or root == first:
-        return first
-    return '%s, caused by %s' % (first, root)
