@@ -1,4 +1,5 @@
-# kafka_dr.mm2: `make demo` runs the local lab, `make test` runs every test.
+# kafka_dr.mm2: `make demo` runs the local lab, `make test` runs every test,
+# `make check` is the quick loop (unit tests, lint, sanity; no docker, no lab).
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 VENV := .venv
@@ -9,8 +10,14 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PYTHONDONTWRITEBYTECODE := 1
 PYTEST := $(BIN)/pytest
 
-.PHONY: setup lab lab-down demo test unit integration molecule lint sanity bench clean
+.PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast integration integration-tests \
+	molecule lint docs sanity bench clean
 
+# The controller's venv only: enough for check, unit, lint and sanity.
+venv:
+	@scripts/venv.sh
+
+# Everything the lab, integration tests and Molecule need as well.
 setup:
 	@scripts/setup.sh
 
@@ -28,28 +35,49 @@ demo: lab
 	ansible-playbook playbooks/validate.yml
 	@scripts/demo_summary.sh
 
-unit: setup
+# Quick loop: every unit test, lint and sanity, with no docker and no lab.
+check: unit lint sanity
+
+unit: venv
 	$(PYTEST) -q tests/unit
 
+# Only the in-process unit tests (no ansible-playbook, no Spark JVM): seconds.
+unit-fast: venv
+	$(PYTEST) -q -m 'not playbook and not spark' tests/unit
+
 # The deployment runs with -vvv into build/site-vvv.log: tests/integration/test_security_lab.py
-# checks that its output holds no secret.
-integration: lab
+# checks that its output holds no secret. The demo's sample data is left on the lab, as a
+# user's lab would hold it, so the tests prove they do not depend on a clean lab.
+lab-deploy: lab
 	@mkdir -p build
 	ansible-playbook -vvv site.yml --skip-tags validate > build/site-vvv.log 2>&1 || { tail -n 60 build/site-vvv.log; exit 1; }
 	@sed -n '/PLAY RECAP/,$$p' build/site-vvv.log
-	$(PYTEST) -q --durations=15 tests/integration
+	@scripts/demo_data.sh
 
-lint: setup
+integration-tests:
+	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup tests/integration
+
+integration: lab-deploy
+	@$(MAKE) --no-print-directory integration-tests
+
+lint: venv
 	ansible-lint --offline --profile production -q
+	$(BIN)/python scripts/gen_docs.py --check
+
+# Role README variable tables from meta/argument_specs.yml, and the guide's included files.
+docs: venv
+	$(BIN)/python scripts/gen_docs.py
 
 # ansible-test needs the collection under ansible_collections/<namespace>/<name>.
-sanity: setup
+sanity: venv
 	scripts/sanity.sh
 
 molecule: setup
 	molecule test --all
 
-test: unit lint sanity integration molecule
+# Every phase, timed against tests/time_budget.json (scripts/test.sh).
+test:
+	@scripts/test.sh
 
 bench: lab
 	ansible-playbook site.yml --skip-tags validate

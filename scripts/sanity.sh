@@ -22,8 +22,12 @@ mkdir -p "$HOME/.ansible/test/cache"
 cp scripts/ansible_test_get_pip.py "$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
 
 rm -rf "$root" && mkdir -p "$collection"
-rsync -a --exclude '.venv*' --exclude .collections --exclude build --exclude .git \
-  --exclude __pycache__ --exclude .pytest_cache ./ "$collection/"
+# tar rather than rsync: `make check` installs nothing beyond the venv. The lab state
+# (.lab: CA key, passwords) and run output stay behind.
+tar -C . --exclude './.venv*' --exclude ./.collections --exclude ./build --exclude ./.git \
+  --exclude ./.lab --exclude ./reports --exclude ./tests/output --exclude './*.tar.gz' \
+  --exclude __pycache__ --exclude .pytest_cache -cf - . \
+  | tar -C "$collection" -xf -
 cd "$collection"
 "$sanity_venv/bin/ansible-test" sanity --requirements --python 3.11 \
   --python-interpreter "$sanity_venv/bin/python" --color no "$@"

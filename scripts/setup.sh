@@ -7,25 +7,11 @@ cache=${KAFKA_DR_CACHE:-$HOME/.cache/kafka-dr}
 mkdir -p "$cache"
 
 # Debian packages: the docker engine, debootstrap for the base image, Java and
-# Maven for the Kafka and Spark artifacts, rsync for the sanity copy.
-scripts/apt_install.sh docker.io debootstrap openjdk-17-jre-headless maven rsync
+# Maven for the Kafka and Spark artifacts.
+scripts/apt_install.sh docker.io debootstrap openjdk-17-jre-headless maven
 
-# Python venv with the pinned controller packages (reinstalled when the pins move).
-if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating .venv"
-  python3 -m venv .venv
-fi
-pins=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$pins" ]; then
-  echo "setup: installing pinned Python packages"
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
-  echo "$pins" >.venv/.requirements.sha256
-fi
-
-# Collections: bundled by the pinned `ansible` package; a Galaxy install otherwise.
-if ! .venv/bin/ansible-galaxy collection list community.docker 2>/dev/null | grep -q community.docker; then
-  .venv/bin/ansible-galaxy collection install -r requirements.yml
-fi
+# The Python venv with the pinned controller packages and collections.
+scripts/venv.sh
 
 scripts/ensure_docker.sh
 scripts/build_base_image.sh

@@ -1,10 +1,41 @@
-"""Integration tests run against the lab that `make integration` brings up."""
+"""Integration tests run against the lab that `make integration` brings up.
+
+They run two at a time (`pytest -n 2`, pytest-xdist with `--dist loadgroup`): the work is
+mostly waiting for MirrorMaker 2 and Kafka, so two streams of tests share the two cores
+well. Each test module is one group (its module-scoped fixtures, such as extra brokers,
+exist once), and the modules that deploy flows with the mirrormaker role or create and
+delete topics that the lab's own flow (`foo\\..*`) replicates share one group: the role's
+prune and its target-topic checks see every flow and every replicated topic of the lab, so
+those modules run one after the other. That group runs first, as it is the longest.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from tests.integration import lab
+
+LAB_FLOW_GROUP = "lab_flow"
+LAB_FLOW_MODULES = frozenset({
+    "test_mirrormaker_e2e.py",
+    "test_mirrormaker_topologies.py",
+    "test_security_lab.py",
+    "test_validator_faults.py",
+})
+
+
+def group_of(item: pytest.Item) -> str:
+    module = Path(str(item.fspath)).name
+    return LAB_FLOW_GROUP if module in LAB_FLOW_MODULES else module
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(group_of(item)))
+    # Stable sort: the lab-flow group first, every module's tests in their file order.
+    items.sort(key=lambda item: group_of(item) != LAB_FLOW_GROUP)
 
 
 @pytest.fixture(scope="session")

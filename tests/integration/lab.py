@@ -228,10 +228,11 @@ def add_partitions(host: str, topic: str, partitions: int) -> None:
 
 def delete_topics(host: str, *topics: str) -> None:
     """Delete the topics that exist (best effort: cleanup must not hide a test's own failure)."""
-    present = topic_names(host)
-    for topic in topics:
-        if topic in present:
-            kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--topic", topic)
+    present = sorted(topic_names(host) & set(topics))
+    if present:
+        # One tool run for all of them: --delete takes a regular expression.
+        pattern = "|".join(topic.replace(".", "\\.") for topic in present)
+        kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--topic", f"^({pattern})$")
 
 
 def topic_config(host: str, topic: str) -> dict[str, str]:

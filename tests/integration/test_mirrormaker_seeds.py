@@ -3,12 +3,15 @@ credentials substituted as its README lists) deploys through kafka_dr.mm2.connec
 source connectors replicate, checkpoint connectors run (and checkpoint a group where their
 config allows), heartbeat connectors write heartbeats.
 
-Seeds 000 and 003 (the EMR guides) mirror src into dst, the Kafka cluster behind the lab's Connect
-workers, as they expect. The guides reach Kafka in PLAINTEXT; the secured lab adds its client
-settings (SASL_SSL as User:mm2, the password a ${file:...} placeholder) to their configs and grants,
-for the test's duration, the rights their flow needs beyond the lab's own. Seed 001 uses SASL/SCRAM on both sides: this module starts two one-node
-brokers with a SCRAM listener for it, and removes them afterwards. Every connector is stopped, its
-offsets deleted and then removed after its test, so later tests start from a clean Connect cluster.
+Seeds 000 and 003 (the EMR guides) mirror a one-node PLAINTEXT broker this module starts
+(`seed-src-kafka-1`) into dst, the Kafka cluster behind the lab's Connect workers, as they expect.
+Their `^foo.*` then sees only the test's own topics, whatever the lab holds (the demo's
+foo.orders, other tests' topics). The secured lab adds its client settings (SASL_SSL as User:mm2,
+the password a ${file:...} placeholder) to the target side of their configs and grants, for the
+test's duration, the rights their flow needs beyond the lab's own. Seed 001 uses SASL/SCRAM on
+both sides: this module starts two one-node brokers with a SCRAM listener for it. Every connector
+is stopped, its offsets deleted and then removed after its test, the topics it made on dst are
+deleted by name, and the extra brokers removed.
 """
 
 from __future__ import annotations
@@ -32,13 +35,11 @@ from tests.integration import lab
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
 DEPLOY = "tests/integration/fixtures/deploy_connectors.yml"
 RUN_ID = time.strftime("%Y%m%d%H%M%S")
-SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
+EMR_SOURCE = "seed-src-kafka-1"
 SASL_SOURCE = "sasl-src-kafka-1"
 SASL_TARGET = "sasl-dst-kafka-1"
 SEED_SECRETS_FILE = "/etc/kafka/connect/secrets/seed-001.properties"
-LAB_FLOW_SOURCE = "mm2-src-dst-source"
-LAB_FLOW_CHECKPOINT = "mm2-src-dst-checkpoint"
 LAB_BROKERS_PER_CLUSTER = 1
 RECORDS = 20
 TIMEOUT = 240
@@ -85,11 +86,10 @@ def stored_as_expected(connector: SeedConnector) -> dict[str, str]:
 
 
 def emr_guide_grants(alias: str, target_alias: str) -> list[lab.Grant]:
-    """The EMR guides keep the offset syncs on the source and have no producer.override.*, so the
-    workers' own producer (User:connect) writes the records, checkpoints and heartbeats to dst."""
-    return lab.flow_grants(SOURCE, TARGET, alias, target_alias) + [
-        lab.Grant(SOURCE, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
-                  ("--topic", f"mm2-offset-syncs.{target_alias}.internal")),
+    """The EMR guides have no producer.override.*, so the workers' own producer (User:connect)
+    writes the records, checkpoints and heartbeats to dst. Their source (the test's own broker,
+    where the offset syncs live too) has no authorizer."""
+    return lab.flow_grants(EMR_SOURCE, TARGET, alias, target_alias) + [
         lab.Grant(TARGET, ("Write", "Describe"), ("--topic", f"{alias}.", "--resource-pattern-type", "prefixed"),
                   principal="User:connect"),
         lab.Grant(TARGET, ("Write", "Describe"), ("--topic", "heartbeats"), principal="User:connect"),
@@ -197,24 +197,33 @@ def remove_all(connectors: list[SeedConnector]) -> None:
 
 # ---- seeds 000 and 003: the EMR guides, src -> dst ------------------------------------------------
 
+@pytest.fixture(scope="module")
+def emr_source(lab_brokers: tuple[str, str]) -> Iterator[str]:
+    yield from lab.temporary_broker(EMR_SOURCE)
+
+
+def emr_remote_topics(alias: str) -> list[str]:
+    """Topics on dst that only the EMR guides' flow (source alias `alias`) makes."""
+    return sorted(topic for topic in lab.topic_names(TARGET) if topic.startswith(f"{alias}."))
+
+
 @pytest.mark.parametrize("seed", ["000", "003"])
-def test_emr_guide_connectors_replicate(lab_brokers: tuple[str, str], seed: str) -> None:
+def test_emr_guide_connectors_replicate(emr_source: str, seed: str) -> None:
     connectors = seed_connectors(seed)
     source, checkpoint, heartbeat = connectors
     alias = source.config["source.cluster.alias"]
     topic = f"foo.seed{seed}.{RUN_ID}"
     group = f"seed{seed}-app-{RUN_ID}"
     remote = remote_name(source.config, topic)
-    before = {SOURCE: lab.topic_names(SOURCE), TARGET: lab.topic_names(TARGET)}
-    heartbeats_start = lab.end_offsets(TARGET, "heartbeats").get(0, 0) if "heartbeats" in before[TARGET] else 0
+    heartbeats_start = lab.end_offsets(TARGET, "heartbeats").get(0, 0) if "heartbeats" in lab.topic_names(TARGET) else 0
     records = seed_records(seed)
     with lab.granted(emr_guide_grants(alias, source.config["target.cluster.alias"])):
         try:
-            lab.create_topic(SOURCE, topic, 2)
-            lab.produce(SOURCE, topic, records)
+            lab.create_topic(emr_source, topic, 2)
+            lab.produce(emr_source, topic, records)
             # The checkpoint connector looks for groups when it starts (the guide keeps the 10 min refresh).
-            assert len(lab.consume_timed(SOURCE, topic, RECORDS, group=group)) == RECORDS
-            create_first(connectors, {topic: 2}, SOURCE, TARGET)
+            assert len(lab.consume_timed(emr_source, topic, RECORDS, group=group)) == RECORDS
+            create_first(connectors, {topic: 2}, emr_source, TARGET)
 
             deploy(connectors)
             assert_stored_unchanged(connectors)
@@ -224,16 +233,16 @@ def test_emr_guide_connectors_replicate(lab_brokers: tuple[str, str], seed: str)
             lab.wait_until(lambda: total_records(TARGET, remote) >= RECORDS, TIMEOUT, f"{RECORDS} records in {remote}")
             mirrored = lab.consume_all(TARGET, remote, RECORDS)
             assert sorted((r.partition, r.key, r.value, r.headers) for r in mirrored) == \
-                sorted((r.partition, r.key, r.value, r.headers) for r in lab.consume_all(SOURCE, topic, RECORDS))
+                sorted((r.partition, r.key, r.value, r.headers) for r in lab.consume_all(emr_source, topic, RECORDS))
             lab.wait_until(lambda: total_records(TARGET, f"{alias}.checkpoints.internal") > 0, TIMEOUT,
                            f"checkpoints of {group} in {alias}.checkpoints.internal")
             lab.wait_until(lambda: alias.encode() in keys_since(TARGET, "heartbeats", heartbeats_start), TIMEOUT,
                            f"a heartbeat from {alias} in heartbeats")
         finally:
             remove_all(connectors)
-            lab.delete_mirrored_group(SOURCE, TARGET, group, LAB_FLOW_CHECKPOINT)
-            lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - before[SOURCE]),
-                                       TARGET, sorted(lab.topic_names(TARGET) - before[TARGET]), LAB_FLOW_SOURCE)
+            lab.delete_group(TARGET, group)
+            lab.delete_topics(emr_source, topic)
+            lab.delete_topics(TARGET, *emr_remote_topics(alias))
 
 
 # ---- seed 001: SASL/SCRAM on both sides, IdentityReplicationPolicy, offset syncs on the target ----

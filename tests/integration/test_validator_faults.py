@@ -175,43 +175,53 @@ def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: st
         checkpoint_record("skipper", clean_target, 0, upstream=30, downstream=40),
         checkpoint_record("careful", clean_target, 0, upstream=20, downstream=20),
     ]})
-    write(lab.SOURCE_BROKER, writer, source_topics)
-    write(lab.TARGET_BROKER, writer, target_topics)
+    try:
+        write(lab.SOURCE_BROKER, writer, source_topics)
+        write(lab.TARGET_BROKER, writer, target_topics)
 
-    exit_code, report = run_validator("--topics", ",".join(expectations), "--groups", "skipper,careful",
-                                      "--checkpoints-topic", checkpoints_topic, "--catchup-timeout", "10")
+        exit_code, report = run_validator("--topics", ",".join(expectations), "--groups", "skipper,careful",
+                                          "--checkpoints-topic", checkpoints_topic, "--catchup-timeout", "10")
 
-    assert exit_code == 1
-    assert report["verdict"] == "FAIL"
-    by_topic = {topic["source_topic"]: topic for topic in report["topics"]}
-    for name, expected_problem in expectations.items():
-        partition_0, partition_1 = sorted(by_topic[name]["partitions"], key=lambda entry: entry["partition"])
-        assert all(count == 0 for count in partition_1["problems"].values()), (name, partition_1)
-        if expected_problem:
-            assert partition_0["problems"][expected_problem] > 0, (name, partition_0)
-        else:
-            assert all(count == 0 for count in partition_0["problems"].values()), (name, partition_0)
-    field_of = {"value": "value", "header": "headers", "timestamp": "timestamp"}
-    for kind, field in field_of.items():
-        partition_0 = min(by_topic[f"vfault-{kind}-{run_id}"]["partitions"], key=lambda entry: entry["partition"])
-        assert partition_0["content_mismatch_fields"][field] > 0, (kind, partition_0)
-    verdicts = {entry["group"]: entry for entry in report["checkpoints"]["partitions"]}
-    assert verdicts["skipper"]["safe"] is False and verdicts["skipper"]["skipped_records"] == 10
-    assert verdicts["careful"]["safe"] is True
+        assert exit_code == 1
+        assert report["verdict"] == "FAIL"
+        by_topic = {topic["source_topic"]: topic for topic in report["topics"]}
+        for name, expected_problem in expectations.items():
+            partition_0, partition_1 = sorted(by_topic[name]["partitions"], key=lambda entry: entry["partition"])
+            assert all(count == 0 for count in partition_1["problems"].values()), (name, partition_1)
+            if expected_problem:
+                assert partition_0["problems"][expected_problem] > 0, (name, partition_0)
+            else:
+                assert all(count == 0 for count in partition_0["problems"].values()), (name, partition_0)
+        field_of = {"value": "value", "header": "headers", "timestamp": "timestamp"}
+        for kind, field in field_of.items():
+            partition_0 = min(by_topic[f"vfault-{kind}-{run_id}"]["partitions"], key=lambda entry: entry["partition"])
+            assert partition_0["content_mismatch_fields"][field] > 0, (kind, partition_0)
+        verdicts = {entry["group"]: entry for entry in report["checkpoints"]["partitions"]}
+        assert verdicts["skipper"]["safe"] is False and verdicts["skipper"]["skipped_records"] == 10
+        assert verdicts["careful"]["safe"] is True
+    finally:
+        # The lab's flow does not match vfault-*: each side's copies are removed on their own.
+        lab.delete_topics(lab.SOURCE_BROKER, *(topic["name"] for topic in source_topics))
+        lab.delete_topics(lab.TARGET_BROKER, *(topic["name"] for topic in target_topics))
 
 
 def test_real_replication_passes_through_the_playbook(validator_node: str) -> None:
     topic = f"foo.vclean.{int(time.time())}"
     lab.create_topic(lab.SOURCE_BROKER, topic, 3)
-    lab.produce(lab.SOURCE_BROKER, topic, [
-        lab.Record(partition=-1, key=f"k{index}", value=f"v{index}", headers=(("n", str(index)),)) for index in range(3000)
-    ])
+    try:
+        lab.produce(lab.SOURCE_BROKER, topic, [
+            lab.Record(partition=-1, key=f"k{index}", value=f"v{index}", headers=(("n", str(index)),))
+            for index in range(3000)
+        ])
 
-    run = ansible_run.playbook("playbooks/validate.yml", "-e",
-                               json.dumps({"replication_check_topics": [topic], "replication_check_topics_regex": ""}))
+        run = ansible_run.playbook("playbooks/validate.yml", "-e",
+                                   json.dumps({"replication_check_topics": [topic], "replication_check_topics_regex": ""}))
 
-    assert run.returncode == 0, run.output[-4000:]
-    report = json.loads((ansible_run.REPO_ROOT / "reports" / f"{NODE}-replication-report.json").read_text())
-    assert report["verdict"] == "PASS"
-    assert report["records_validated"] == 3000
-    assert report["totals"]["target_records"] == 3000
+        assert run.returncode == 0, run.output[-4000:]
+        report = json.loads((ansible_run.REPO_ROOT / "reports" / f"{NODE}-replication-report.json").read_text())
+        assert report["verdict"] == "PASS"
+        assert report["records_validated"] == 3000
+        assert report["totals"]["target_records"] == 3000
+    finally:
+        lab.delete_mirrored_topics(lab.SOURCE_BROKER, [topic], lab.TARGET_BROKER, [f"src.{topic}"],
+                                   "mm2-src-dst-source")

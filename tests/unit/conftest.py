@@ -9,6 +9,19 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures that make a test leave the process: a Spark JVM, or ansible-playbook rendering
+# the roles. Tests using them get the marker, so `-m 'not playbook and not spark'` keeps
+# the in-process loop fast whichever file a new test lands in.
+MARKER_OF_FIXTURE = {'spark': 'spark', 'ansi': 'spark', 'rendered': 'playbook', 'needs_ansible': 'playbook'}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in getattr(item, 'fixturenames', ()):
+            marker = MARKER_OF_FIXTURE.get(fixture)
+            if marker is not None:
+                item.add_marker(marker)
+
 # tests/unit/conftest.py -> the collection root is two levels above this directory.
 COLLECTION_ROOT = Path(__file__).resolve().parents[2]
 

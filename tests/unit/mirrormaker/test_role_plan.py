@@ -96,5 +96,7 @@ def test_argument_specs_document_every_flow_option_and_variable() -> None:
     assert flow_option_names(spec) == sorted(set(builtin) | {'source', 'target'})
     assert sorted(spec['argument_specs']['main']['options']) == sorted(defaults)
     readme = (REPO_ROOT / 'roles' / 'mirrormaker' / 'README.md').read_text()
-    for name in list(defaults) + list(builtin):
+    for name in defaults:
         assert '`%s`' % name in readme, name
+    for name in builtin:  # rows of the table scripts/gen_docs.py generates from the specs
+        assert '`mirrormaker_flows[].%s`' % name in readme, name
