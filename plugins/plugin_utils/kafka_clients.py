@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Settings of the Kafka clients the roles configure: Connect worker clients, secrets, JAAS lines.
+
+Controller-side logic behind the filters client_properties, file_placeholders and jaas_config.
+Errors are ValueError; the filters turn them into AnsibleFilterError.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+# The clients of a Connect worker: its own (group membership, internal topics) and the
+# producer., consumer. and admin. clients it creates for connectors.
+WORKER_CLIENT_PREFIXES = ('', 'producer.', 'consumer.', 'admin.')
+
+PLAIN_LOGIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule'
+SCRAM_LOGIN_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule'
+KERBEROS_LOGIN_MODULE = 'com.sun.security.auth.module.Krb5LoginModule'
+SASL_MECHANISMS = ('PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'GSSAPI')
+
+
+def prefixed_client_properties(settings: Mapping[str, object],
+                               prefixes: Sequence[str] = WORKER_CLIENT_PREFIXES) -> dict:
+    """The settings repeated under every prefix; None values (settings not in use) are left out."""
+    if not isinstance(settings, Mapping):
+        raise ValueError('client settings must be a mapping, got %s' % type(settings).__name__)
+    if isinstance(prefixes, str) or not all(isinstance(prefix, str) for prefix in prefixes):
+        raise ValueError('prefixes must be a list of strings, got %r' % (prefixes,))
+    malformed = [prefix for prefix in prefixes if prefix and not prefix.endswith('.')]
+    if malformed:
+        raise ValueError('a client prefix is empty or ends with a dot (producer.), got %s' % ', '.join(malformed))
+    return {
+        prefix + str(key): value
+        for prefix in prefixes
+        for key, value in settings.items()
+        if value is not None
+    }
+
+
+def file_placeholders(keys: Iterable[str], path: str) -> dict:
+    """Each key mapped to the FileConfigProvider placeholder that reads it from path."""
+    if not isinstance(path, str) or not path.startswith('/'):
+        raise ValueError('the secrets file must be an absolute path, got %r' % (path,))
+    if isinstance(keys, str):
+        raise ValueError('keys must be a list or a mapping, not the string %r' % keys)
+    return {str(key): '${file:%s:%s}' % (path, key) for key in keys}
+
+
+def _jaas_value(name: str, value: str) -> str:
+    """A quoted JAAS option value; quotes and backslashes would end or escape the quoting."""
+    if not isinstance(value, str) or not value:
+        raise ValueError('the JAAS login line needs %s' % name)
+    if '"' in value or '\\' in value:
+        raise ValueError('%s cannot hold a double quote or a backslash (the JAAS value is quoted)' % name)
+    return '"%s"' % value
+
+
+def jaas_login_line(mechanism: str, username: str = '', password: str = '',
+                    principal: str = '', keytab: str = '') -> str:
+    """The sasl.jaas.config value of a client that logs in with mechanism."""
+    if mechanism == 'GSSAPI':
+        return '%s required useKeyTab=true storeKey=true keyTab=%s principal=%s;' % (
+            KERBEROS_LOGIN_MODULE, _jaas_value('keytab', keytab), _jaas_value('principal', principal))
+    if mechanism == 'PLAIN':
+        module = PLAIN_LOGIN_MODULE
+    elif mechanism in ('SCRAM-SHA-256', 'SCRAM-SHA-512'):
+        module = SCRAM_LOGIN_MODULE
+    else:
+        raise ValueError('SASL mechanism must be one of %s, got %r' % (', '.join(SASL_MECHANISMS), mechanism))
+    return '%s required username=%s password=%s;' % (
+        module, _jaas_value('username', username), _jaas_value('password', password))

@@ -1,0 +1,87 @@
+"""java_failure turns a Java tool's output into 'first exception, caused by root cause'."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafka_dr.mm2.plugins.filter.java_failure import java_failure
+
+# ClusterTool prints the message of what it caught, then its stack trace.
+SCRAM_REFUSED = """\
+org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
+java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
+\tat java.base/java.util.concurrent.CompletableFuture.reportGet(CompletableFuture.java:396)
+\tat org.apache.kafka.tools.ClusterTool.clusterIdCommand(ClusterTool.java:120)
+Caused by: org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
+"""
+
+UNTRUSTED_CA = """\
+[2025-01-01 10:00:00,000] WARN [AdminClient clientId=adminclient-1] Connection to node -1 (dst-kafka-1/10.0.0.3:9094) failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)
+org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
+java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
+\tat java.base/java.util.concurrent.CompletableFuture.reportGet(CompletableFuture.java:396)
+Caused by: org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
+Caused by: javax.net.ssl.SSLHandshakeException: PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target
+\tat java.base/sun.security.ssl.Alert.createException(Alert.java:130)
+Caused by: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target
+\t... 25 more
+"""
+
+KEYTAB_UNREADABLE = """\
+Failed to create new KafkaAdminClient
+org.apache.kafka.common.KafkaException: Failed to create new KafkaAdminClient
+\tat org.apache.kafka.clients.admin.KafkaAdminClient.createInternal(KafkaAdminClient.java:551)
+Caused by: org.apache.kafka.common.KafkaException: javax.security.auth.login.LoginException: Could not login: the client is being asked for a password, but the Kafka client code does not currently support obtaining a password from the user.
+Caused by: javax.security.auth.login.LoginException: Could not login: the client is being asked for a password, but the Kafka client code does not currently support obtaining a password from the user. not available to garner  authentication information from the user
+"""
+
+
+def test_the_root_cause_repeating_the_first_exception_is_said_once() -> None:
+    assert java_failure(SCRAM_REFUSED) == (
+        'SaslAuthenticationException: Authentication failed during authentication due to invalid credentials '
+        'with SASL mechanism SCRAM-SHA-512')
+
+
+def test_first_exception_and_last_cause() -> None:
+    assert java_failure(UNTRUSTED_CA) == (
+        'SslAuthenticationException: SSL handshake failed, caused by SunCertPathBuilderException: '
+        'unable to find valid certification path to requested target')
+
+
+def test_package_names_are_dropped_and_the_last_cause_wins() -> None:
+    assert java_failure(KEYTAB_UNREADABLE) == (
+        'KafkaException: Failed to create new KafkaAdminClient, caused by LoginException: Could not login: the client is '
+        'being asked for a password, but the Kafka client code does not currently support obtaining a password from the '
+        'user. not available to garner  authentication information from the user')
+
+
+def test_long_messages_are_cut() -> None:
+    chain = 'CN=broker,O=lab ' * 40
+    reason = java_failure('javax.net.ssl.SSLHandshakeException: %s\nCaused by: java.security.cert.CertificateException: %s'
+                          % (chain, chain))
+    first, root = reason.split(', caused by ')
+    assert first.startswith('SSLHandshakeException: CN=broker') and len(first) == 300 and first.endswith('...')
+    assert root.startswith('CertificateException: CN=broker') and len(root) <= 300 and root.endswith('...')
+
+
+def test_lines_as_a_list_like_stdout_lines_plus_stderr_lines() -> None:
+    assert java_failure(['Cluster ID: abc'] + UNTRUSTED_CA.splitlines()) == java_failure(UNTRUSTED_CA)
+
+
+def test_errors_count_like_exceptions() -> None:
+    assert java_failure('java.lang.OutOfMemoryError: Java heap space') == 'OutOfMemoryError: Java heap space'
+
+
+def test_only_a_cause() -> None:
+    assert java_failure('Caused by: java.net.UnknownHostException: broker-9') == 'UnknownHostException: broker-9'
+
+
+@pytest.mark.parametrize('output', ['', None, [], 'Cluster ID: 4L6g3nShT-eMCtK--X86sw\n', 'timeout: sending signal TERM'])
+def test_no_exception_gives_an_empty_reason(output: object) -> None:
+    assert java_failure(output) == ''  # type: ignore[arg-type]
+
+
+def test_other_input_is_refused() -> None:
+    with pytest.raises(AnsibleFilterError, match='text or a list'):
+        java_failure({'stdout': 'x'})  # type: ignore[arg-type]
