@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Prints the phase times of `make test` and checks them against the budget file.
 
 Usage: phase_times.py PHASES_TSV BUDGET_JSON OUTPUT_JSON

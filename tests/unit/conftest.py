@@ -22,6 +22,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if marker is not None:
                 item.add_marker(marker)
 
+
 # tests/unit/conftest.py -> the collection root is two levels above this directory.
 COLLECTION_ROOT = Path(__file__).resolve().parents[2]
 

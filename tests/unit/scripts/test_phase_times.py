@@ -60,8 +60,8 @@ def test_total_over_budget_is_named(phase_times: ModuleType, tmp_path: Path) -> 
     assert phase_times.over_budget(phases, budget) == ["the run took 180 s, over its budget of 150 s"]
 
 
-def test_main_prints_the_table_and_fails_over_budget(phase_times: ModuleType, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_prints_the_table_and_fails_over_budget(
+        phase_times: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tsv = write_phases(tmp_path / "p.tsv", ("check", 61.0, 0), ("integration", 700.0, 2))
     budget_file = tmp_path / "budget.json"
     budget_file.write_text(json.dumps({"_comment": "x", "integration": 600, "total": 3600}), encoding="utf-8")

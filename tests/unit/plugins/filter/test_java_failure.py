@@ -2,39 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafka_dr.mm2.plugins.filter.java_failure import java_failure
 
+# Real tool output, kept in files: its lines are as long as Java prints them.
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
 # ClusterTool prints the message of what it caught, then its stack trace.
-SCRAM_REFUSED = """\
-org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
-java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
-\tat java.base/java.util.concurrent.CompletableFuture.reportGet(CompletableFuture.java:396)
-\tat org.apache.kafka.tools.ClusterTool.clusterIdCommand(ClusterTool.java:120)
-Caused by: org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512
-"""
+SCRAM_REFUSED = (FIXTURES / "scram_refused.txt").read_text(encoding="utf-8")
 
-UNTRUSTED_CA = """\
-[2025-01-01 10:00:00,000] WARN [AdminClient clientId=adminclient-1] Connection to node -1 (dst-kafka-1/10.0.0.3:9094) failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)
-org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
-java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
-\tat java.base/java.util.concurrent.CompletableFuture.reportGet(CompletableFuture.java:396)
-Caused by: org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed
-Caused by: javax.net.ssl.SSLHandshakeException: PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target
-\tat java.base/sun.security.ssl.Alert.createException(Alert.java:130)
-Caused by: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target
-\t... 25 more
-"""
+UNTRUSTED_CA = (FIXTURES / "untrusted_ca.txt").read_text(encoding="utf-8")
 
-KEYTAB_UNREADABLE = """\
-Failed to create new KafkaAdminClient
-org.apache.kafka.common.KafkaException: Failed to create new KafkaAdminClient
-\tat org.apache.kafka.clients.admin.KafkaAdminClient.createInternal(KafkaAdminClient.java:551)
-Caused by: org.apache.kafka.common.KafkaException: javax.security.auth.login.LoginException: Could not login: the client is being asked for a password, but the Kafka client code does not currently support obtaining a password from the user.
-Caused by: javax.security.auth.login.LoginException: Could not login: the client is being asked for a password, but the Kafka client code does not currently support obtaining a password from the user. not available to garner  authentication information from the user
-"""
+KEYTAB_UNREADABLE = (FIXTURES / "keytab_unreadable.txt").read_text(encoding="utf-8")
 
 
 def test_the_root_cause_repeating_the_first_exception_is_said_once() -> None:
