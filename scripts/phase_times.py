@@ -40,13 +40,18 @@ def read_budget(path: Path) -> dict[str, float]:
     return {name: float(value) for name, value in document.items() if not name.startswith("_")}
 
 
+# Installing packages, the base image and the Kafka distribution depends on the machine's
+# caches and network, not on the suite: the total budget leaves it out.
+UNBUDGETED_IN_TOTAL = frozenset({"setup"})
+
+
 def over_budget(phases: list[Phase], budget: dict[str, float]) -> list[str]:
-    """One message per phase (and for the total) that took longer than allowed."""
+    """One message per phase (and for the total of the test phases) that took longer than allowed."""
     problems = [f"phase {phase.name} took {phase.seconds:.0f} s, over its budget of {phase.budget:.0f} s"
                 for phase in phases if phase.over_budget]
-    total = sum(phase.seconds for phase in phases)
+    total = sum(phase.seconds for phase in phases if phase.name not in UNBUDGETED_IN_TOTAL)
     if "total" in budget and total > budget["total"]:
-        problems.append(f"the run took {total:.0f} s, over its budget of {budget['total']:.0f} s")
+        problems.append(f"the test phases took {total:.0f} s, over their budget of {budget['total']:.0f} s")
     return problems
 
 

@@ -57,7 +57,13 @@ def test_integration_over_budget_is_named(phase_times: ModuleType, tmp_path: Pat
 def test_total_over_budget_is_named(phase_times: ModuleType, tmp_path: Path) -> None:
     budget = {"check": 100.0, "total": 150.0}
     phases = phase_times.read_phases(write_phases(tmp_path / "p.tsv", ("check", 90.0, 0), ("lab", 90.0, 0)), budget)
-    assert phase_times.over_budget(phases, budget) == ["the run took 180 s, over its budget of 150 s"]
+    assert phase_times.over_budget(phases, budget) == ["the test phases took 180 s, over their budget of 150 s"]
+
+
+def test_setup_is_left_out_of_the_total(phase_times: ModuleType, tmp_path: Path) -> None:
+    budget = {"total": 150.0}
+    phases = phase_times.read_phases(write_phases(tmp_path / "p.tsv", ("setup", 900.0, 0), ("check", 90.0, 0)), budget)
+    assert phase_times.over_budget(phases, budget) == []
 
 
 def test_main_prints_the_table_and_fails_over_budget(
