@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_tool import write_private_file
 
 # Resource types: the inventory's name -> Kafka's enum and AclCommand's option.
 RESOURCE_TYPES: Dict[str, Tuple[str, str]] = {
@@ -364,18 +365,8 @@ def record_document(bindings: Set[AclBinding]) -> str:
 
 def write_record(path: str, bindings: Set[AclBinding]) -> None:
     """Replace the record atomically, root-only (0600 in a 0700 directory)."""
-    directory = os.path.dirname(path) or '.'
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    handle, scratch = tempfile.mkstemp(prefix='.acl-bindings.', dir=directory)
-    try:
-        with os.fdopen(handle, 'w', encoding='utf-8') as stream:
-            stream.write(record_document(bindings))
-        os.chmod(scratch, 0o600)
-        os.replace(scratch, path)
-    except BaseException:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
-        raise
+    os.makedirs(os.path.dirname(path) or '.', mode=0o700, exist_ok=True)
+    write_private_file(path, record_document(bindings))
 
 
 def describe_all(bindings: Iterable[AclBinding]) -> str:

@@ -20,6 +20,8 @@ import string
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_tool import write_private_file
+
 MECHANISMS = ('SCRAM-SHA-512', 'SCRAM-SHA-256')
 MIN_ITERATIONS = 4096
 ACCOUNT_NAME = re.compile(r'^[A-Za-z0-9._@-]+$')
@@ -157,21 +159,6 @@ def plan_scram(accounts: List[ScramAccount], listed: Mapping[str, Mapping[str, i
 
 # ---- files in the state directory ----------------------------------------------------------------
 
-def _write_private(path: str, content: str) -> None:
-    """Create or replace a root-only file (0600) without a moment of wider access."""
-    scratch = '%s.tmp' % path
-    handle = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(handle, 'w', encoding='utf-8') as stream:
-            stream.write(content)
-        os.chmod(scratch, 0o600)
-        os.replace(scratch, path)
-    except BaseException:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
-        raise
-
-
 def read_text(path: str) -> Optional[str]:
     try:
         with open(path, encoding='utf-8') as handle:
@@ -199,7 +186,7 @@ class StateDir:
             os.makedirs(self.path, mode=0o700, exist_ok=True)
             alphabet = string.ascii_letters + string.digits
             salt = ''.join(secrets.choice(alphabet) for dummy in range(SALT_LENGTH))
-            _write_private(self.file(SALT_FILE), salt)
+            write_private_file(self.file(SALT_FILE), salt)
         return salt
 
     def read_markers(self, accounts: List[ScramAccount]) -> Dict[str, str]:
@@ -211,7 +198,7 @@ class StateDir:
         return markers
 
     def record(self, account: ScramAccount, salt: str) -> None:
-        _write_private(self.file(account.marker), account.fingerprint(salt))
+        write_private_file(self.file(account.marker), account.fingerprint(salt))
 
     def forget(self, account: ScramAccount) -> None:
         try:
@@ -223,7 +210,7 @@ class StateDir:
         """The credential as ConfigCommand reads it (--add-config-file), root-only; returns its path."""
         path = self.file('%s.add-config' % account.name)
         value = 'iterations=%d,password=%s' % (account.iterations, account.password or '')
-        _write_private(path, '%s=%s\n' % (account.mechanism, escape_property_value(value)))
+        write_private_file(path, '%s=%s\n' % (account.mechanism, escape_property_value(value)))
         return path
 
 

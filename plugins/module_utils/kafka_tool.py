@@ -9,8 +9,10 @@ they can. `KafkaAdmin.runs` says what each JVM did, so modules can report the co
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -132,3 +134,17 @@ def admin_argument_spec() -> Dict[str, Dict[str, Any]]:
 def admin_from_params(params: Dict[str, Any], runner: Runner = run_process) -> KafkaAdmin:
     return KafkaAdmin(bootstrap_server=params['bootstrap_server'], command_config=params['command_config'] or None,
                       kafka_run=params['kafka_run'], timeout=params['timeout'], runner=runner)
+
+
+def write_private_file(path: str, content: str) -> None:
+    """Create or replace a root-only file (0600) atomically, without a moment of wider access."""
+    handle, scratch = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=os.path.dirname(path) or '.')
+    try:
+        with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+            stream.write(content)
+        os.chmod(scratch, 0o600)
+        os.replace(scratch, path)
+    except BaseException:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+        raise
