@@ -11,7 +11,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 PYTEST := $(BIN)/pytest
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast integration integration-tests \
-	molecule lint docs sanity bench clean
+	molecule lint docs sanity bench drill clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
 venv:
@@ -56,6 +56,10 @@ lab-deploy: lab
 
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup tests/integration
+
+# The failover drill alone, with its figures (docs/failover.md).
+drill: lab-deploy
+	$(PYTEST) -q -s tests/integration/test_failover_drill.py
 
 integration: lab-deploy
 	@$(MAKE) --no-print-directory integration-tests

@@ -17,11 +17,12 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import describe_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import expect
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAULT_CONNECTOR_PREFIX, DEFAULT_SECRETS_DIR, plan
 
 ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
-    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow']},
+    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover']},
     # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
     'clusters': {'type': 'raw'},
     'flows': {'type': 'raw'},
@@ -32,12 +33,12 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'secrets_dir': {'type': 'str', 'default': DEFAULT_SECRETS_DIR},
     'secret_file_names': {'type': 'list', 'elements': 'str', 'default': []},
     'deploy_host': {'type': 'str'},
-    # expect and orphans read a plan this plugin returned
+    # expect, orphans and failover read a plan this plugin returned
     'plan': {'type': 'dict'},
     'topics': {'type': 'dict', 'default': {}},
     'timeout_seconds': {'type': 'int', 'default': 120},
     'existing': {'type': 'dict'},
-    # describe_flow
+    # describe_flow and failover
     'flow': {'type': 'str'},
 }
 REQUIRED_IF = [
@@ -45,10 +46,12 @@ REQUIRED_IF = [
     ('operation', 'expect', ('plan',)),
     ('operation', 'orphans', ('plan', 'existing')),
     ('operation', 'describe_flow', ('flow', 'clusters', 'flows')),
+    ('operation', 'failover', ('flow', 'clusters', 'flows', 'plan')),
 ]
 INVALID_MODEL = {
     'plan': 'the MirrorMaker 2 model is invalid; nothing was changed',
     'describe_flow': 'the MirrorMaker 2 flow cannot be described',
+    'failover': 'the MirrorMaker 2 flow cannot be failed over; nothing was changed',
 }
 
 
@@ -84,11 +87,18 @@ def run_describe_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> 
                           'site_defaults': args['flow_defaults'], 'builtin_defaults': args['builtin_defaults']})
 
 
+def run_failover(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return failover_inputs({'flow': args['flow'], 'clusters': args['clusters'], 'flows': args['flows'],
+                            'site_defaults': args['flow_defaults'], 'builtin_defaults': args['builtin_defaults'],
+                            'plan': args['plan']})
+
+
 OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str, Any]]] = {
     'plan': run_plan,
     'expect': run_expect,
     'orphans': run_orphans,
     'describe_flow': run_describe_flow,
+    'failover': run_failover,
 }
 
 

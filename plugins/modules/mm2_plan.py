@@ -25,6 +25,9 @@ description:
   - O(operation=describe_flow) returns what a check of one flow needs, namely the aliases and bootstrap servers of its clusters,
     a regular expression of the source topics it replicates, its replication policy and separator, and the names and
     place of its checkpoints, offset-syncs and heartbeats topics (the inputs of role C(kafka_dr.mm2.replication_check)).
+  - O(operation=failover) takes a plan as well and returns what M(kafka_dr.mm2.mm2_failover) needs for one flow of it, namely the
+    connection settings of MM2's own clients on each side (secrets as C(${file:...}) placeholders) and the names of the
+    flow's connectors, besides the flow's aliases, topics, naming and checkpoints topic.
   - Topic names follow MM2's DefaultReplicationPolicy and IdentityReplicationPolicy, including the separator
     (C(replication.policy.separator)) in the internal topics' names unless
     C(replication.policy.internal.topic.separator.enabled) is false.
@@ -34,18 +37,18 @@ options:
   operation:
     description: What to compute.
     type: str
-    choices: [plan, expect, orphans, describe_flow]
+    choices: [plan, expect, orphans, describe_flow, failover]
     default: plan
   clusters:
     description:
       - Cluster alias -> connection settings (C(bootstrap_servers), C(security_protocol), SASL and TLS options, secret file
         references); docs/mirrormaker.md lists every option. Usually C(mm2_clusters).
-      - Required with O(operation=plan) and O(operation=describe_flow).
+      - Required with O(operation=plan), O(operation=describe_flow) and O(operation=failover).
     type: raw
   flows:
     description:
       - The flows, each from one cluster alias (C(source)) to another (C(target)), with their options. Usually C(mm2_flows).
-      - Required with O(operation=plan) and O(operation=describe_flow).
+      - Required with O(operation=plan), O(operation=describe_flow) and O(operation=failover).
     type: raw
   flow_defaults:
     description: Flow options every flow inherits, over O(builtin_defaults). Usually C(mm2_flow_defaults).
@@ -76,7 +79,7 @@ options:
     type: str
   plan:
     description: A result of O(operation=plan) (its RV(flows), RV(managed_pattern) and RV(desired_names) are read).
-      Required with O(operation=expect) and O(operation=orphans).
+      Required with O(operation=expect), O(operation=orphans) and O(operation=failover).
     type: dict
   topics:
     description: With O(operation=expect), the topics of each source cluster, as a mapping of alias to list of topic names.
@@ -91,7 +94,7 @@ options:
     type: dict
   flow:
     description:
-      - With O(operation=describe_flow), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
+      - With O(operation=describe_flow) and O(operation=failover), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
 attributes:
@@ -255,15 +258,15 @@ orphans:
   elements: str
 name:
   description: Name of the described flow.
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 source_alias:
   description: Alias of the flow's source cluster.
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 target_alias:
   description: Alias of the flow's target cluster.
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 source_bootstrap:
   description: Bootstrap servers of the source cluster, comma-separated.
@@ -277,19 +280,19 @@ topics_regex:
   description:
     - One regular expression, matched against whole topic names, of the source topics the flow replicates (its topics minus
       its excludes, internal topics and, under the default policy, topics that came from the target).
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 replication_policy:
   description: C(default) or C(identity).
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 separator:
   description: The flow's replication.policy.separator.
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
 checkpoints_topic:
   description: The checkpoints topic on the target.
-  returned: describe_flow
+  returned: describe_flow, failover
   type: str
   sample: src.checkpoints.internal
 offset_syncs_location:
@@ -315,4 +318,17 @@ remote_heartbeats_topic:
   returned: describe_flow
   type: str
   sample: src.heartbeats
+source_client:
+  description: Connection settings of MM2's client of the source cluster (its C(source.cluster.*) settings).
+  returned: failover
+  type: dict
+target_client:
+  description: Connection settings of MM2's client of the target cluster (its C(target.cluster.*) settings).
+  returned: failover
+  type: dict
+flow_connectors:
+  description: The names of the flow's connectors.
+  returned: failover
+  type: list
+  elements: str
 '''

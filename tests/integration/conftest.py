@@ -19,6 +19,7 @@ from tests.integration import lab
 
 LAB_FLOW_GROUP = "lab_flow"
 LAB_FLOW_MODULES = frozenset({
+    "test_failover_drill.py",
     "test_mirrormaker_e2e.py",
     "test_mirrormaker_topologies.py",
     "test_security_lab.py",

@@ -479,8 +479,13 @@ def start_broker(name: str, scram: Optional[ScramUser] = None, timeout: float = 
     if scram is not None:
         format_args += ["--add-scram", f"SCRAM-SHA-256=[name={scram.name},password={scram.password}]"]
     _docker(*format_args)
+    return run_broker(name, timeout)
+
+
+def run_broker(name: str, timeout: float = 180) -> str:
+    """Start the broker process of a container start_broker made (again, after `docker start`)."""
     _docker("exec", "-d", "-e", "KAFKA_TOOL_OPTS=-Xms256m -Xmx256m", name, "sh", "-c",
-            f"exec {KAFKA_RUN} kafka.Kafka /etc/kafka/server.properties > /var/log/kafka-broker.log 2>&1")
+            f"exec {KAFKA_RUN} kafka.Kafka /etc/kafka/server.properties >> /var/log/kafka-broker.log 2>&1")
     wait_until(lambda: topic_names(name) is not None, timeout, f"broker {name} to serve metadata", interval=3)
     return name
 

@@ -117,3 +117,14 @@ def test_a_bug_fails_cleanly_with_the_traceback_kept_for_verbose_output(monkeypa
     assert result['failed'] is True
     assert result['msg'] == "mm2_plan plan failed unexpectedly (a bug in the collection, not in the model): KeyError: 'connectors'"
     assert 'Traceback' in result['exception']
+
+
+def test_failover_takes_the_flow_from_a_plan() -> None:
+    planned = run(plan_args())
+    result = run(plan_args(operation='failover', flow='src->dst', plan=planned))
+    assert not result.get('failed') and result['changed'] is False
+    assert result['flow_connectors'] == planned['desired_names']
+    assert result['source_client']['bootstrap.servers'] == 'src-kafka-1:9092'
+    refused = run(plan_args(operation='failover', flow='dst->src', plan=planned))
+    assert refused['failed'] is True
+    assert refused['msg'].startswith('the MirrorMaker 2 flow cannot be failed over; nothing was changed')
