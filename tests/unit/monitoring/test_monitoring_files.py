@@ -181,6 +181,7 @@ SRC_DST = {'source': 'src', 'target': 'dst'}
 PARTITION_0 = dict(SRC_DST, topic='src.foo.orders', partition='0')
 TASK_0 = {'connector': 'mm2-src-dst-source', 'task': '0'}
 GROUP = dict(SRC_DST, group='orders-app', topic='foo.orders', partition='0')
+TASK_1_PARTITION_2 = dict(SRC_DST, connector='mm2-src-dst-source', task='1', topic='src.foo.orders', partition='2')
 
 Expected = Optional[Tuple[str, Dict[str, str]]]
 # (rule file, attribute as the agent writes it, attribute value, (metric name, labels) or None)
@@ -241,12 +242,9 @@ SAMPLES: List[Tuple[str, str, Value, Expected]] = [
      ('kafka_connect_mirror_source_replication_latency_ms_max', {'target': 'dst', 'topic': 'src.foo.orders', 'partition': '0'})),
     ('connect', MIRROR_3X + 'record-count', 100.0,
      ('kafka_connect_mirror_source_records_total', {'target': 'dst', 'topic': 'src.foo.orders', 'partition': '0'})),
-    ('connect', MIRROR_NEW + 'record-count', 100.0,
-     ('kafka_connect_mirror_source_records_total', dict(SRC_DST, connector='mm2-src-dst-source', task='1',
-                                                         topic='src.foo.orders', partition='2'))),
+    ('connect', MIRROR_NEW + 'record-count', 100.0, ('kafka_connect_mirror_source_records_total', TASK_1_PARTITION_2)),
     ('connect', MIRROR_NEW + 'replication-latency-ms-max', 150.0,
-     ('kafka_connect_mirror_source_replication_latency_ms_max', dict(SRC_DST, connector='mm2-src-dst-source', task='1',
-                                                                     topic='src.foo.orders', partition='2'))),
+     ('kafka_connect_mirror_source_replication_latency_ms_max', TASK_1_PARTITION_2)),
     # MirrorCheckpointConnector
     ('connect', CHECKPOINT + 'checkpoint-latency-ms', 15.0, ('kafka_connect_mirror_checkpoint_latency_ms', GROUP)),
     ('connect', CHECKPOINT + 'checkpoint-latency-ms-min', 5.0, ('kafka_connect_mirror_checkpoint_latency_ms_min', GROUP)),
