@@ -10,6 +10,19 @@ mkdir -p "$cache"
 # Maven for the Kafka and Spark artifacts.
 scripts/apt_install.sh docker.io debootstrap openjdk-17-jre-headless maven
 
+# promtool for the alert rule tests (extensions/monitoring) comes with Debian's Prometheus
+# server, which would start and stay enabled: when this script installs it, the server is
+# stopped and disabled (a Prometheus that was already there is left alone).
+if ! command -v promtool >/dev/null 2>&1; then
+  scripts/apt_install.sh prometheus
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --now prometheus >/dev/null 2>&1 || true
+  else
+    service prometheus stop >/dev/null 2>&1 || true
+    update-rc.d prometheus disable >/dev/null 2>&1 || true
+  fi
+fi
+
 # The Python venv with the pinned controller packages and collections.
 scripts/venv.sh
 

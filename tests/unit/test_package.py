@@ -26,7 +26,7 @@ ANSIBLE_GALAXY = REPO_ROOT / '.venv' / 'bin' / 'ansible-galaxy'
 # (inventories/lab, playbooks/lab*.yml), molecule/, tests/, scripts/ and the Makefile's
 # tooling stay in the checkout: they need its venv, its Docker lab and each other.
 SHIPPED = ('MANIFEST.json', 'FILES.json', 'README.md', 'CHANGELOG.md', 'meta/', 'plugins/', 'roles/',
-           'playbooks/', 'docs/', 'inventories/example_emr/')
+           'playbooks/', 'docs/', 'inventories/example_emr/', 'extensions/')
 NOT_SHIPPED = ('playbooks/lab.yml', 'playbooks/lab_down.yml')
 
 # --- what counts as a secret -------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_tarball_holds_only_the_collection(tarball: Dict[str, bytes]) -> None:
     assert [name for name in tarball if _outside_allow_list(name)] == []
     for must in ('MANIFEST.json', 'FILES.json', 'README.md', 'meta/runtime.yml', 'playbooks/site.yml',
                  'plugins/modules/connector.py', 'roles/mirrormaker/tasks/main.yml', 'docs/mirrormaker.md',
-                 'inventories/example_emr/hosts.yml'):
+                 'inventories/example_emr/hosts.yml', 'extensions/monitoring/prometheus/mm2_alerts.yml'):
         assert must in tarball, must
 
 
