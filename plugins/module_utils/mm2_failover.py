@@ -586,16 +586,18 @@ def render_text(report: Mapping[str, Any]) -> str:
                                           ' (already done: nothing to change)' if report['already_done'] else '')]
     for step in report['steps']:
         lines.append('  %s  +%7.1fs  %s' % (step['at'], step['elapsed_s'], step['step']))
-    lines.append('  %-24s %-28s %10s %10s %10s %-10s %8s %s' % (
-        'group', 'partition', 'committed', 'checkpoint', 'target', 'method', 'behind', 'action'))
+    rows = [('group', 'partition', 'committed', 'checkpoint', 'target', 'method', 'behind', 'action')]
     for group in report['groups']:
         for part in group['partitions']:
-            lines.append('  %-24s %-28s %10s %10s %10s %-10s %8s %s' % (
-                group['group'][:24], ('%s-%d' % (part['remote_topic'], part['partition']))[:28],
-                _dash(part['source_committed']), _dash(part['checkpoint_downstream']), _dash(part['translated']),
-                part['method'], _dash(part['not_replicated']), part['action']))
+            rows.append((group['group'], '%s-%d' % (part['remote_topic'], part['partition']),
+                         _dash(part['source_committed']), _dash(part['checkpoint_downstream']),
+                         _dash(part['translated']), part['method'], _dash(part['not_replicated']), part['action']))
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    for row in rows:
+        lines.append('  ' + '  '.join(cell.ljust(width) for cell, width in zip(row, widths)) + '  ' + row[-1])
+    for group in report['groups']:
         if group['skipped_topics']:
-            lines.append('  %-24s not replicated by the flow, left alone: %s' % ('', ', '.join(group['skipped_topics'])))
+            lines.append('  %s: not replicated by the flow, left alone: %s' % (group['group'], ', '.join(group['skipped_topics'])))
     totals = report['summary']
     lines.append('  re-reads avoided against the checkpoints: %s; records not on the target: %s; oldest checkpoint: %s s'
                  % (totals['rereads_avoided'], _dash(totals['not_replicated']), _dash(totals['oldest_checkpoint_age_s'])))
