@@ -17,12 +17,12 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import describe_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import expect
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs, reverse_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAULT_CONNECTOR_PREFIX, DEFAULT_SECRETS_DIR, plan
 
 ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
-    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover']},
+    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow']},
     # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
     'clusters': {'type': 'raw'},
     'flows': {'type': 'raw'},
@@ -47,11 +47,13 @@ REQUIRED_IF = [
     ('operation', 'orphans', ('plan', 'existing')),
     ('operation', 'describe_flow', ('flow', 'clusters', 'flows')),
     ('operation', 'failover', ('flow', 'clusters', 'flows', 'plan')),
+    ('operation', 'reverse_flow', ('flow', 'flows')),
 ]
 INVALID_MODEL = {
     'plan': 'the MirrorMaker 2 model is invalid; nothing was changed',
     'describe_flow': 'the MirrorMaker 2 flow cannot be described',
     'failover': 'the MirrorMaker 2 flow cannot be failed over; nothing was changed',
+    'reverse_flow': 'the MirrorMaker 2 flow cannot be failed back; nothing was changed',
 }
 
 
@@ -93,12 +95,17 @@ def run_failover(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[
                             'plan': args['plan']})
 
 
+def run_reverse_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return reverse_flow({'flow': args['flow'], 'flows': args['flows']})
+
+
 OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str, Any]]] = {
     'plan': run_plan,
     'expect': run_expect,
     'orphans': run_orphans,
     'describe_flow': run_describe_flow,
     'failover': run_failover,
+    'reverse_flow': run_reverse_flow,
 }
 
 

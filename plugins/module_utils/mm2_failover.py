@@ -45,6 +45,7 @@ METHOD_EXACT = 'exact'            # the first target copy of the record at the c
 METHOD_AFTER_LAST = 'after-last'  # the group had read everything: just after the copy of the last record
 METHOD_CHECKPOINT = 'checkpoint'  # MM2's newest checkpoint
 METHOD_START = 'start'            # the group had read nothing of the partition
+METHOD_ORIGIN = 'origin'          # back to the original topic: the original of the next record to read
 
 
 class FailoverError(Exception):
@@ -85,6 +86,9 @@ class FailoverRequest:
     exact: bool = True
     # Planned: wait until the target holds every record the source had when the groups stopped.
     drain: bool = True
+    # Failback: a group's offsets on remote topics that came from the target (their origin) go back
+    # to the original topics there. Maps such a remote topic to its origin topic, or None.
+    origin_topic: Optional[Callable[[str], Optional[str]]] = None
     force: bool = False
     check_mode: bool = False
 
@@ -238,6 +242,30 @@ def translate_partition(source: KafkaSide, target: KafkaSide, source_tp: TopicPa
                            'no copy of the committed record within %d records of the checkpoint' % max_scan)
     raise FailoverError('%s-%d: no checkpoint covers committed offset %d and no copy of the record proves a '
                         'position on the target' % (source_tp[0], source_tp[1], committed))
+
+
+def translate_to_origin(here: KafkaSide, origin: KafkaSide, remote_tp: TopicPartition, origin_tp: TopicPartition,
+                        committed: int, max_scan: int) -> Translation:
+    """Where a group that read a remote topic up to `committed` resumes on the original topic.
+
+    The next record it would read is a copy of some original offset U; copies come in order and
+    replays only go back, so every original record before U was copied (and read) before it.
+    A group that read everything resumes after the original of the last record. Identical
+    originals stop the search early: more re-reads, never a skip.
+    """
+    if committed <= 0:
+        return Translation(0, METHOD_START)
+    end = here.end_offsets([remote_tp]).get(remote_tp, 0)
+    at_end = committed >= end
+    record = next(iter(here.read(remote_tp, end - 1 if at_end else committed, 1)), None)
+    if record is not None:
+        found = first_copy(fingerprint(record), origin.read(origin_tp, 0, max_scan))
+        if found is not None:
+            if at_end:
+                return Translation(found + 1, METHOD_ORIGIN, 'after the original of remote offset %d' % record.offset)
+            return Translation(found, METHOD_ORIGIN, 'the original of remote offset %d' % record.offset)
+    raise FailoverError('%s-%d: the original of remote offset %d is not within the first %d records of %s-%d; '
+                        'raise max_scan_records' % (remote_tp + (committed, max_scan) + origin_tp))
 
 
 def replication_gap(source: KafkaSide, target: KafkaSide, source_tp: TopicPartition, target_tp: TopicPartition,
@@ -402,10 +430,14 @@ class Failover:
         self._check_members(groups)
         self.report.step('groups have no members on the source', self.clock, groups=groups)
         commits: Dict[str, Dict[TopicPartition, int]] = {}
+        origins: Dict[str, Dict[TopicPartition, int]] = {}
         skipped: Dict[str, List[str]] = {}
         for group in groups:
-            commits[group], skipped[group] = self._replicated_offsets(group, self.source.committed_offsets(group))
-            if not commits[group]:
+            committed = self.source.committed_offsets(group)
+            commits[group], skipped[group] = self._replicated_offsets(group, committed)
+            origins[group] = self._origin_offsets(committed, skipped[group])
+            skipped[group] = [topic for topic in skipped[group] if all(tp[0] != topic for tp in origins[group])]
+            if not commits[group] and not origins[group]:
                 raise FailoverError('group %s has no committed offset on a topic the flow replicates' % group)
         checkpoints = self._wait_for_checkpoints(commits, wait=not flow_stopped)
         self.report.step('checkpoints cover the last commits', self.clock)
@@ -416,9 +448,29 @@ class Failover:
         plans = {}
         for group in groups:
             plans[group] = self._translate_group(group, commits[group], checkpoints, source_ends)
+            self._translate_origins(origins[group], *plans[group])
             self.report.groups.append(GroupReport(group, plans[group][1], skipped[group]))
         self.report.step('offsets translated', self.clock)
         return plans
+
+    def _origin_offsets(self, committed: Mapping[TopicPartition, int], skipped: Sequence[str]) -> Dict[TopicPartition, int]:
+        """Offsets on remote topics whose origin is the target, when the request sends them back there."""
+        if self.request.origin_topic is None:
+            return {}
+        return {tp: offset for tp, offset in committed.items()
+                if tp[0] in skipped and self.request.origin_topic(tp[0]) is not None}
+
+    def _translate_origins(self, origins: Mapping[TopicPartition, int], offsets: Dict[TopicPartition, int],
+                           reports: List[PartitionReport]) -> None:
+        for tp, committed in sorted(origins.items()):
+            origin_tp = (self.request.origin_topic(tp[0]), tp[1])
+            translation = translate_to_origin(self.source, self.target, tp, origin_tp, committed,
+                                              self.request.max_scan_records)
+            report = PartitionReport(tp[0], tp[1], origin_tp[0], source_committed=committed,
+                                     translated=translation.offset, method=translation.method,
+                                     method_note=translation.note)
+            offsets[origin_tp] = translation.offset
+            reports.append(report)
 
     def _translate_group(self, group: str, commits: Mapping[TopicPartition, int],
                          checkpoints: Mapping[Tuple[str, str, int], Checkpoint],
@@ -517,7 +569,8 @@ class Failover:
                     newest = next(iter(self.target.read(target_tp, end - 1, 1)), None)
                     if newest is not None:
                         part.newest_replicated_age_s = round(max(self.clock() - newest.timestamp / 1000.0, 0.0), 1)
-                if self.source is None or part.translated is None or part.source_committed is None:
+                if self.source is None or part.translated is None or part.source_committed is None \
+                        or part.method == METHOD_ORIGIN:
                     continue
                 source_tp = (part.topic, part.partition)
                 part.source_end = self.source.end_offsets([source_tp]).get(source_tp, part.source_end or 0)
@@ -574,7 +627,7 @@ def summary(report: FailoverReport) -> Dict[str, Any]:
         'partitions': len(partitions),
         'methods': methods,
         'rereads_avoided': sum(part.rereads_avoided or 0 for part in partitions),
-        'not_replicated': sum(gaps) if len(gaps) == len(partitions) and partitions else None,
+        'not_replicated': sum(gaps) if gaps else None,
         'oldest_checkpoint_age_s': max(ages) if ages else None,
         'duration_s': report.steps[-1]['elapsed_s'] if report.steps else 0.0,
     }

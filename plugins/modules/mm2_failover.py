@@ -93,6 +93,14 @@ options:
     type: list
     elements: str
     default: []
+  return_to_origin:
+    description:
+      - Failback. Offsets a group committed on remote topics that came from the target cluster (C(<target_alias>.<topic>)
+        under the default policy) are set on the original topics there, at the original of the next record the group
+        would have read; other topics outside the flow are left alone.
+      - Used with the reverse flow of a failover (source and target swapped). Needs the default replication policy.
+    type: bool
+    default: false
   wait_timeout:
     description: Seconds to wait for checkpoints to cover the groups' last commits (O(mode=planned)).
     type: int
@@ -248,6 +256,7 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         wait_timeout={'type': 'int', 'default': 300},
         exact={'type': 'bool', 'default': True},
         drain={'type': 'bool', 'default': True},
+        return_to_origin={'type': 'bool', 'default': False},
         max_scan_records={'type': 'int', 'default': 100000},
         force={'type': 'bool', 'default': False},
         kafka_home={'type': 'path', 'default': '/opt/kafka'},
@@ -298,6 +307,8 @@ class RestConnectors:
 
 def build_request(params: Dict[str, Any], check_mode: bool) -> FailoverRequest:
     remote_topic, source_topic = naming(params['replication_policy'], params['source_alias'], params['separator'])
+    origin_topic = naming(params['replication_policy'], params['target_alias'], params['separator'])[1] \
+        if params['return_to_origin'] else None
     return FailoverRequest(
         mode=params['mode'],
         source_alias=params['source_alias'],
@@ -312,6 +323,7 @@ def build_request(params: Dict[str, Any], check_mode: bool) -> FailoverRequest:
         max_scan_records=params['max_scan_records'],
         exact=params['exact'],
         drain=params['drain'],
+        origin_topic=origin_topic,
         force=params['force'],
         check_mode=check_mode,
     )
@@ -322,6 +334,10 @@ def input_errors(params: Dict[str, Any]) -> List[str]:
     errors = []
     if params['mode'] == PLANNED and not params['source_client']:
         errors.append('mode planned needs source_client (the source must answer)')
+    if params['return_to_origin'] and params['replication_policy'] != 'default':
+        errors.append('return_to_origin needs the default replication policy (identity keeps no origin in topic names)')
+    if params['return_to_origin'] and params['mode'] != PLANNED:
+        errors.append('return_to_origin needs mode planned (both clusters answer)')
     if not params['groups'] and not params['groups_regex']:
         errors.append('name the groups to fail over (groups or groups_regex)')
     for option in ('groups_regex', 'topics_regex'):

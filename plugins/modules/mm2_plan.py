@@ -28,6 +28,9 @@ description:
   - O(operation=failover) takes a plan as well and returns what M(kafka_dr.mm2.mm2_failover) needs for one flow of it, namely the
     connection settings of MM2's own clients on each side (secrets as C(${file:...}) placeholders) and the names of the
     flow's connectors, besides the flow's aliases, topics, naming and checkpoints topic.
+  - O(operation=reverse_flow) returns the flow that copies back what a flow's target wrote while it was the primary
+    (source and target swapped, same topics, groups and options; the one declared in O(flows) when there is one), for a
+    failback under the default replication policy.
   - Topic names follow MM2's DefaultReplicationPolicy and IdentityReplicationPolicy, including the separator
     (C(replication.policy.separator)) in the internal topics' names unless
     C(replication.policy.internal.topic.separator.enabled) is false.
@@ -37,7 +40,7 @@ options:
   operation:
     description: What to compute.
     type: str
-    choices: [plan, expect, orphans, describe_flow, failover]
+    choices: [plan, expect, orphans, describe_flow, failover, reverse_flow]
     default: plan
   clusters:
     description:
@@ -94,7 +97,7 @@ options:
     type: dict
   flow:
     description:
-      - With O(operation=describe_flow) and O(operation=failover), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
+      - With O(operation=describe_flow), O(operation=failover) and O(operation=reverse_flow), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
 attributes:
@@ -331,4 +334,16 @@ flow_connectors:
   returned: failover
   type: list
   elements: str
+reverse_flow:
+  description: The reverse flow, as a flow of O(flows).
+  returned: reverse_flow
+  type: dict
+declared:
+  description: The reverse flow is declared in O(flows) (else it was derived from the flow).
+  returned: reverse_flow
+  type: bool
+reference:
+  description: The reverse flow as C(<source>-><target>).
+  returned: reverse_flow
+  type: str
 '''

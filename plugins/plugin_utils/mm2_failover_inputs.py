@@ -13,13 +13,20 @@ for each side (the `source.cluster.*` and `target.cluster.*` settings of its sou
 connector, secrets still as ${file:...} placeholders that the workers resolve), the
 names of the flow's connectors, its topics as one regular expression, its naming and
 its checkpoints topic.
+
+reverse_flow(request) takes flow and flows and returns the flow that copies back what the
+target cluster wrote while it was the primary: source and target swapped, the same topic
+patterns, groups and options. Under the default replication policy its remote topics are
+distinct (`<target>.<topic>` on the old source) and MM2 does not copy the old source's own
+topics back, so nothing loops and nothing is duplicated.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import describe_flow
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import FLOW_ARROW, describe_flow, find_flow
 
 ALIAS_KEY = 'alias'
 
@@ -58,3 +65,26 @@ def failover_inputs(request: Mapping[str, Any]) -> Dict[str, Any]:
         'separator': described['separator'],
         'checkpoints_topic': described['checkpoints_topic'],
     }
+
+
+# Options of a flow that belong to one direction only and are not carried over to its reverse.
+ONE_WAY_OPTIONS = ('source', 'target', 'name')
+REVERSE_SUFFIX = '-back'
+
+
+def reverse_flow(request: Mapping[str, Any]) -> Dict[str, Any]:
+    errors = ModelErrors()
+    flows = request.get('flows') or []
+    flow = find_flow(str(request['flow']), flows, errors)
+    if flow is None:
+        return {'errors': errors.messages}
+    if str(flow.get('replication_policy', 'default')) == 'identity':
+        return {'errors': ['flow %s keeps topic names (identity policy): its reverse would loop; fail back with a '
+                           'flow of your own' % request['flow']]}
+    reverse = {key: value for key, value in flow.items() if key not in ONE_WAY_OPTIONS}
+    reverse.update(source=flow['target'], target=flow['source'])
+    if flow.get('name'):
+        reverse['name'] = str(flow['name']) + REVERSE_SUFFIX
+    existing = [given for given in flows if (given.get('source'), given.get('target')) == (flow['target'], flow['source'])]
+    return {'errors': [], 'reverse_flow': existing[0] if existing else reverse, 'declared': bool(existing),
+            'reference': '%s%s%s' % (flow['target'], FLOW_ARROW, flow['source'])}

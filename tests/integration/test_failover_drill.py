@@ -14,6 +14,11 @@ produced and consumed:
 - RPO (unplanned): records produced on the source that never reached the target, and the
   seconds between the newest replicated record and the cut.
 
+Then the source comes back and the first group fails back (playbooks/failback.yml): the
+reverse flow copies what producers wrote on dst during the outage to the source, the
+original flow resumes, and the group continues on the source with nothing skipped; the
+PySpark validator then checks both directions.
+
 `make drill` runs this module alone and prints the figures (-s).
 """
 
@@ -46,6 +51,8 @@ CONNECTORS = tuple(f"mm2-{ALIAS}-dst-{kind}" for kind in ("source", "checkpoint"
 RATE = 300
 FIRST_BATCH, FIRST_CONSUMED = 6000, 2500
 SECOND_BATCH, SECOND_CONSUMED = 3000, 5000
+# Written on dst while it is the primary, partly consumed there, then failed back.
+OUTAGE_START, OUTAGE_BATCH, OUTAGE_CONSUMED = 100000, 2000, 800
 PLANNED_GROUP = f"drill-planned-{RUN_ID}"
 UNPLANNED_GROUP = f"drill-unplanned-{RUN_ID}"
 REPORTS = Path(__file__).resolve().parents[2] / "build" / f"drill-{RUN_ID}"
@@ -123,7 +130,10 @@ def drill_source(lab_brokers: tuple[str, str]) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def drill_flow(drill_source: str) -> Iterator[None]:
     """The flow drill -> dst deployed by the mirrormaker role, the drill tool on the node; all removed after."""
-    with lab.granted(lab.flow_grants(drill_source, TARGET, ALIAS, "dst")):
+    # Producers and consumers of the drill use MM2's account on dst: the topic they write there
+    # during the outage too.
+    outage_topic = lab.Grant(TARGET, ("Create", "Describe", "DescribeConfigs", "Read", "Write"), ("--topic", TOPIC))
+    with lab.granted(lab.flow_grants(drill_source, TARGET, ALIAS, "dst") + [outage_topic]):
         lab.create_topic(drill_source, TOPIC, PARTITIONS)
         install = lab.run_playbook("playbooks/failover.yml", dict(model(), failover_flow=FLOW),
                                    "--tags", "failover_install")
@@ -137,7 +147,8 @@ def drill_flow(drill_source: str) -> Iterator[None]:
         finally:
             pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
             lab.delete_topics(TARGET, *sorted(topic for topic in lab.topic_names(TARGET) or ()
-                                              if topic.startswith(f"{ALIAS}.") or topic == f"mm2-offset-syncs.{ALIAS}.internal"))
+                                              if topic.startswith(f"{ALIAS}.") or topic in (
+                                                  f"mm2-offset-syncs.{ALIAS}.internal", TOPIC)))
             for group in (PLANNED_GROUP, UNPLANNED_GROUP):
                 lab.delete_group(TARGET, group)
             assert pruned.returncode == 0, pruned.output[-4000:]
@@ -232,8 +243,10 @@ def unplanned(planned: dict[str, Any], drill_source: str) -> dict[str, Any]:
     on_target = client("consume", target_spec(topic=REMOTE, group=UNPLANNED_GROUP, max=None, timeout=180))
     everything = client("consume", target_spec(topic=REMOTE, group=f"drill-all-{RUN_ID}", max=None, timeout=180))
     lab.delete_group(TARGET, f"drill-all-{RUN_ID}")
+    too_early = lab.run_playbook("playbooks/failback.yml", dict(model(), failover_flow=FLOW,
+                                                                failover_groups=[PLANNED_GROUP]))
     return {"run": run, "started": started, "report": report, "source": on_source, "target": on_target,
-            "all": everything, "cut_at": cut_at}
+            "all": everything, "cut_at": cut_at, "too_early": too_early}
 
 
 def test_unplanned_failover_skips_nothing_and_reports_rpo(unplanned: dict[str, Any]) -> None:
@@ -253,3 +266,74 @@ def test_unplanned_failover_skips_nothing_and_reports_rpo(unplanned: dict[str, A
     assert {part["method"] for part in partitions} == {"checkpoint"}
     assert all(part["checkpoint_age_s"] is not None for part in partitions)
     assert "unplanned failover of flow drill->dst" in unplanned["run"].output
+
+
+def test_failback_waits_for_the_original_source(unplanned: dict[str, Any]) -> None:
+    too_early = unplanned["too_early"]
+    assert too_early.returncode != 0
+    assert f"cannot reach cluster '{ALIAS}'" in too_early.output and "no connector was changed" in too_early.output, \
+        too_early.output[-3000:]
+    assert too_early.changed() == 0, too_early.recap()
+
+
+def validate(flow: str, source_client: dict[str, Any], target_client: dict[str, Any]) -> lab.PlaybookRun:
+    return lab.run_playbook("playbooks/validate.yml", dict(
+        model(), mm2_flows=model()["mm2_flows"] + [{"source": "dst", "target": ALIAS, "topics": [r"orders\..*"]}],
+        replication_check_flow=flow, replication_check_source_client=source_client,
+        replication_check_target_client=target_client, replication_check_groups=[],
+        replication_check_reports_dir=str(REPORTS)))
+
+
+@pytest.fixture(scope="module")
+def failback(planned: dict[str, Any], unplanned: dict[str, Any], drill_source: str) -> dict[str, Any]:
+    """dst is the primary: producers write orders.<run> there and the first group reads part of it.
+    The source comes back and the group fails back."""
+    producer = background("produce", target_spec(topic=TOPIC, partitions=PARTITIONS, start=OUTAGE_START,
+                                                 count=OUTAGE_BATCH, rate=RATE, prefix=RUN_ID))
+    on_target = client("consume", target_spec(topic=TOPIC, group=PLANNED_GROUP, max=OUTAGE_CONSUMED, timeout=120))
+    finished(producer)
+    subprocess.run(["docker", "start", drill_source], check=True, capture_output=True)
+    lab.run_broker(drill_source)
+    started = time.time()
+    run = lab.run_playbook("playbooks/failback.yml", dict(model(), failover_flow=FLOW, failover_groups=[PLANNED_GROUP],
+                                                          failover_reports_dir=str(REPORTS)))
+    report_file = REPORTS / f"failback-{ALIAS}_dst.json"
+    report = json.loads(report_file.read_text()) if report_file.exists() else {}
+    assert run.returncode == 0, run.output[-6000:]
+    back_outage = client("consume", source_spec(topic=f"dst.{TOPIC}", group=PLANNED_GROUP, max=None, timeout=180))
+    back_original = client("consume", source_spec(topic=TOPIC, group=PLANNED_GROUP, max=None, timeout=180))
+    every_original = client("consume", source_spec(topic=TOPIC, group=f"drill-all-src-{RUN_ID}", max=None, timeout=180))
+    return {"run": run, "started": started, "report": report, "outage_consumed": on_target,
+            "back_outage": back_outage, "back_original": back_original, "every_original": every_original}
+
+
+def test_failback_returns_the_group_with_nothing_skipped(planned: dict[str, Any], failback: dict[str, Any]) -> None:
+    outage = values(OUTAGE_START, OUTAGE_BATCH)
+    consumed_outage = set(failback["outage_consumed"]["values"]) | set(failback["back_outage"]["values"])
+    originals = set(failback["every_original"]["values"])
+    consumed_originals = (set(planned["source"]["values"]) | set(planned["target"]["values"])
+                          | set(failback["back_original"]["values"]))
+    rereads = len(set(failback["outage_consumed"]["values"]) & set(failback["back_outage"]["values"]))
+    methods = failback["report"]["summary"]["methods"]
+    rto = (failback["back_outage"]["first_record_at"] or failback["back_original"]["first_record_at"]) - failback["started"]
+    figures("failback", outage_records=len(outage), skipped_outage=len(outage - consumed_outage), rereads_outage=rereads,
+            originals=len(originals), skipped_originals=len(originals - consumed_originals), methods=methods,
+            rto_s=round(rto, 1))
+    assert outage <= consumed_outage, sorted(outage - consumed_outage)[:20]
+    assert originals == values(0, FIRST_BATCH + SECOND_BATCH)
+    assert originals <= consumed_originals, sorted(originals - consumed_originals)[:20]
+    assert methods.get("origin") == PARTITIONS, methods
+    assert all(lab.connector_status(name)["connector"]["state"] == "RUNNING" for name in CONNECTORS)
+    reverse = [f"mm2-dst-{ALIAS}-{kind}" for kind in ("source", "checkpoint", "heartbeat")]
+    assert all(lab.connector_status(name)["connector"]["state"] == "STOPPED" for name in reverse)
+
+
+def test_after_failback_both_directions_validate(failback: dict[str, Any]) -> None:
+    validator = lab.inventory_vars()["lab_validator_client"]
+    forward = validate(FLOW, {}, validator)
+    backward = validate(f"dst->{ALIAS}", validator, {})
+    for run in (forward, backward):
+        summary = [line for line in run.output.splitlines() if "verdict:" in line]
+        figures("validator", summary=summary)
+    assert forward.returncode == 0, forward.output[-5000:]
+    assert backward.returncode == 0, backward.output[-5000:]

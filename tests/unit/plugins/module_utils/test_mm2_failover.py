@@ -333,3 +333,62 @@ def test_planned_refuses_when_replication_does_not_catch_up() -> None:
     with pytest.raises(FailoverError, match=r'did not catch up within 30 s.*foo\.orders-0: 10 records'):
         run(source, target, connectors, clock)
     assert connectors.stop_calls == 0 and target.writes == []
+
+
+def failback_lab(committed_remote: int) -> Tuple[FakeSide, FakeSide, FakeConnectors, FakeClock]:
+    """After a failover src -> dst: the group read the remote topic src.foo.orders on dst and the
+    topic dst wrote itself (orders2); the reverse flow dst -> src copies orders2 to src as dst.orders2."""
+    clock = FakeClock()
+    origin_log = source_log(60)
+    local_log = source_log(10, start_ts=1_700_000_500_000)
+    here = FakeSide('dst', logs={DST_TP: copies(origin_log, REPLAYED), ('orders2', 0): local_log},
+                    commits={'app': {DST_TP: committed_remote, ('orders2', 0): 4}})
+    back = FakeSide('src', logs={SRC_TP: origin_log, ('dst.orders2', 0): copies(local_log, list(range(10))),
+                                 ('dst.checkpoints.internal', 0): [checkpoint_record(
+                                     0, 'app', 'dst.orders2', 0, 4, 4, int((clock.now - 3) * 1000))]})
+    return here, back, FakeConnectors({'mm2-dst-src-source': 'RUNNING'}), clock
+
+
+def failback_request(**changes: Any) -> FailoverRequest:
+    remote, source = naming('default', 'dst', '.')
+    values: Dict[str, Any] = dict(mode='planned', source_alias='dst', target_alias='src', groups=['app'], groups_regex='',
+                                  topics_regex=r'orders2', checkpoints_topic='dst.checkpoints.internal',
+                                  remote_topic=remote, source_topic=source, max_scan_records=1000,
+                                  origin_topic=naming('default', 'src', '.')[1])
+    values.update(changes)
+    return FailoverRequest(**values)
+
+
+def test_failback_sends_remote_topic_offsets_back_to_the_original_topic() -> None:
+    here, back, connectors, clock = failback_lab(committed_remote=45)
+    report = Failover(failback_request(), back, connectors, here, clock=clock, sleep=clock.sleep).run().as_dict()
+    parts = {part['remote_topic']: part for part in report['groups'][0]['partitions']}
+    # Remote offset 45 holds a replayed copy of 35: everything before 35 was read, so resume there.
+    assert (parts['foo.orders']['translated'], parts['foo.orders']['method']) == (35, 'origin')
+    assert parts['foo.orders']['topic'] == 'src.foo.orders' and parts['foo.orders']['not_replicated'] is None
+    # The topic dst wrote during the outage follows the reverse flow's own translation.
+    assert (parts['dst.orders2']['translated'], parts['dst.orders2']['method']) == (4, 'exact')
+    assert back.writes == [('app', {('foo.orders', 0): 35, ('dst.orders2', 0): 4})]
+    assert report['groups'][0]['skipped_topics'] == []
+
+
+def test_failback_of_a_group_that_read_everything_resumes_after_the_last_original() -> None:
+    here, back, connectors, clock = failback_lab(committed_remote=70)
+    report = Failover(failback_request(), back, connectors, here, clock=clock, sleep=clock.sleep).run().as_dict()
+    parts = {part['remote_topic']: part for part in report['groups'][0]['partitions']}
+    assert parts['foo.orders']['translated'] == 60
+
+
+def test_without_return_to_origin_remote_topics_are_left_alone() -> None:
+    here, back, connectors, clock = failback_lab(committed_remote=45)
+    report = Failover(failback_request(origin_topic=None), back, connectors, here, clock=clock,
+                      sleep=clock.sleep).run().as_dict()
+    assert report['groups'][0]['skipped_topics'] == ['src.foo.orders']
+    assert back.writes == [('app', {('dst.orders2', 0): 4})]
+
+
+def test_an_original_beyond_the_scan_refuses_the_failback() -> None:
+    here, back, connectors, clock = failback_lab(committed_remote=45)
+    with pytest.raises(FailoverError, match='raise max_scan_records'):
+        Failover(failback_request(max_scan_records=20), back, connectors, here, clock=clock, sleep=clock.sleep).run()
+    assert back.writes == [] and connectors.stop_calls == 0

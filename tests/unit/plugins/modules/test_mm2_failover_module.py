@@ -82,3 +82,12 @@ def test_stop_gives_up_with_the_names_still_running(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(mm2_failover.time, 'time', lambda: next(clock))
     with pytest.raises(ConnectApiError, match='still not stopped after 5 s: a'):
         mm2_failover.RestConnectors(client, ['a'], 5).stop()
+
+
+def test_return_to_origin_needs_the_default_policy_and_planned_mode() -> None:
+    errors = mm2_failover.input_errors(params(return_to_origin=True, replication_policy='identity'))
+    assert any('needs the default replication policy' in error for error in errors)
+    errors = mm2_failover.input_errors(params(return_to_origin=True, mode='unplanned'))
+    assert any('needs mode planned' in error for error in errors)
+    request = mm2_failover.build_request(params(return_to_origin=True), check_mode=False)
+    assert request.origin_topic('dst.orders') == 'orders' and request.origin_topic('src.orders') is None

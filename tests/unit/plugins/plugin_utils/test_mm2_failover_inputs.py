@@ -53,3 +53,22 @@ def test_a_flow_of_another_connect_cluster_is_an_error(make_request: Callable[..
     answer = inputs(make_request, flows=flows)
     assert 'not run by the Connect cluster of this play' in answer['errors'][0]
     assert 'src-dst (Connect cluster connect_dr)' in answer['errors'][0]
+
+
+def test_the_reverse_flow_swaps_the_clusters_and_keeps_the_options() -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import reverse_flow
+    flows = [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*'], 'groups': ['app-.*'], 'name': 'orders',
+              'offset_syncs_topic_location': 'target'}]
+    answer = reverse_flow({'flow': 'src->dst', 'flows': flows})
+    assert answer['reverse_flow'] == {'source': 'dst', 'target': 'src', 'topics': ['foo\\..*'], 'groups': ['app-.*'],
+                                      'name': 'orders-back', 'offset_syncs_topic_location': 'target'}
+    assert answer['reference'] == 'dst->src' and answer['declared'] is False
+    declared = flows + [{'source': 'dst', 'target': 'src', 'topics': ['bar']}]
+    assert reverse_flow({'flow': 'orders', 'flows': declared})['reverse_flow'] == declared[1]
+
+
+def test_no_reverse_flow_for_identity_or_unknown_flows() -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import reverse_flow
+    identity = [{'source': 'src', 'target': 'dst', 'replication_policy': 'identity'}]
+    assert 'would loop' in reverse_flow({'flow': 'src->dst', 'flows': identity})['errors'][0]
+    assert 'no flow of mm2_flows' in reverse_flow({'flow': 'a->b', 'flows': identity})['errors'][0]
