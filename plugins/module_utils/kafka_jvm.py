@@ -269,7 +269,7 @@ class JvmKafkaSide:
             return {(str(tp.topic()), int(tp.partition())): int(found.get(tp)) for tp in found.keySet()}
         return self._call('read end offsets', ends)
 
-    def read(self, partition: TopicPartition, start: int, limit: int) -> Iterator[KafkaRecord]:
+    def read(self, partition: TopicPartition, start: int, limit: int) -> Iterator['JvmRecord']:
         """Records of one partition from `start` on, at most `limit`, up to the end offset of now."""
         tp = self._tp(partition)
         end = self.end_offsets([partition]).get(partition, 0)
@@ -297,11 +297,8 @@ class JvmKafkaSide:
                 given += 1
                 position = offset + 1
 
-    def _record(self, record: Any, offset: int) -> KafkaRecord:
-        def convert() -> KafkaRecord:
-            headers = tuple((str(h.key()), _bytes(h.value())) for h in record.headers().toArray())
-            return KafkaRecord(offset, int(record.timestamp()), _bytes(record.key()), _bytes(record.value()), headers)
-        return self._call('decode a record', convert)
+    def _record(self, record: Any, offset: int) -> 'JvmRecord':
+        return JvmRecord(self, record, offset, int(self._call('decode a record', record.timestamp)))
 
     def alter_offsets(self, group: str, offsets: Mapping[TopicPartition, int]) -> None:
         def alter() -> None:
@@ -318,6 +315,43 @@ class JvmKafkaSide:
                 client.close()
             except Py4JError:
                 pass
+
+
+class JvmRecord:
+    """A consumer record in the JVM: offset and timestamp read at once, the rest when asked.
+
+    Every field is a round trip to the JVM; comparisons check the timestamp first, so most
+    records never need their key, value and headers on the Python side.
+    """
+
+    def __init__(self, side: JvmKafkaSide, record: Any, offset: int, timestamp: int) -> None:
+        self._side = side
+        self._record = record
+        self.offset = offset
+        self.timestamp = timestamp
+        self._content: Optional[Tuple[Optional[bytes], Optional[bytes], Tuple[Tuple[str, Optional[bytes]], ...]]] = None
+
+    def _fetch(self) -> Tuple[Optional[bytes], Optional[bytes], Tuple[Tuple[str, Optional[bytes]], ...]]:
+        if self._content is None:
+            record = self._record
+
+            def convert() -> Tuple[Optional[bytes], Optional[bytes], Tuple[Tuple[str, Optional[bytes]], ...]]:
+                headers = tuple((str(h.key()), _bytes(h.value())) for h in record.headers().toArray())
+                return _bytes(record.key()), _bytes(record.value()), headers
+            self._content = self._side._call('decode a record', convert)  # pylint: disable=protected-access
+        return self._content
+
+    @property
+    def key(self) -> Optional[bytes]:
+        return self._fetch()[0]
+
+    @property
+    def value(self) -> Optional[bytes]:
+        return self._fetch()[1]
+
+    @property
+    def headers(self) -> Tuple[Tuple[str, Optional[bytes]], ...]:
+        return self._fetch()[2]
 
 
 def _bytes(value: Any) -> Optional[bytes]:

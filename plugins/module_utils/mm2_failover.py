@@ -105,7 +105,10 @@ class PartitionReport:
     translated: Optional[int] = None
     method: str = METHOD_CHECKPOINT
     method_note: str = ''
-    # Records a consumer re-reads with this offset that the checkpoint alone would also re-read.
+    # Records a consumer reads a second time from this offset (None: unknown, the checkpoint's
+    # distance to the copy of the committed record could not be proven).
+    rereads: Optional[int] = None
+    # Records the checkpoint alone would have made it read a second time, and this offset does not.
     rereads_avoided: Optional[int] = None
     target_before: Optional[int] = None
     action: str = ''
@@ -202,10 +205,25 @@ def newest_checkpoints(records: Iterable[KafkaRecord]) -> Dict[Tuple[str, str, i
     return newest
 
 
-def first_copy(wanted: bytes, target: Iterable[KafkaRecord]) -> Optional[int]:
+@dataclass(frozen=True)
+class Wanted:
+    """A record to find: its timestamp (compared first, it is cheap) and its fingerprint."""
+
+    timestamp: int
+    fingerprint: bytes
+
+    @classmethod
+    def of(cls, record: KafkaRecord) -> 'Wanted':
+        return cls(record.timestamp, fingerprint(record))
+
+    def matches(self, record: KafkaRecord) -> bool:
+        return record.timestamp == self.timestamp and fingerprint(record) == self.fingerprint
+
+
+def first_copy(wanted: Wanted, target: Iterable[KafkaRecord]) -> Optional[int]:
     """Offset of the first target record with this fingerprint."""
     for record in target:
-        if fingerprint(record) == wanted:
+        if wanted.matches(record):
             return record.offset
     return None
 
@@ -228,13 +246,13 @@ def translate_partition(source: KafkaSide, target: KafkaSide, source_tp: TopicPa
     if committed < source_end:
         record = next(iter(source.read(source_tp, committed, 1)), None)
         if record is not None:
-            found = first_copy(fingerprint(record), target.read(target_tp, scan_from, max_scan))
+            found = first_copy(Wanted.of(record), target.read(target_tp, scan_from, max_scan))
             if found is not None:
                 return Translation(found, METHOD_EXACT, 'copy of source offset %d' % record.offset)
     else:
         record = next(iter(source.read(source_tp, committed - 1, 1)), None)
         if record is not None and record.offset == committed - 1:
-            found = first_copy(fingerprint(record), target.read(target_tp, max(scan_from - 1, 0), max_scan))
+            found = first_copy(Wanted.of(record), target.read(target_tp, max(scan_from - 1, 0), max_scan))
             if found is not None:
                 return Translation(found + 1, METHOD_AFTER_LAST, 'after the copy of source offset %d' % record.offset)
     if checkpoint is not None and checkpoint.upstream == committed:
@@ -259,7 +277,7 @@ def translate_to_origin(here: KafkaSide, origin: KafkaSide, remote_tp: TopicPart
     at_end = committed >= end
     record = next(iter(here.read(remote_tp, end - 1 if at_end else committed, 1)), None)
     if record is not None:
-        found = first_copy(fingerprint(record), origin.read(origin_tp, 0, max_scan))
+        found = first_copy(Wanted.of(record), origin.read(origin_tp, 0, max_scan))
         if found is not None:
             if at_end:
                 return Translation(found + 1, METHOD_ORIGIN, 'after the original of remote offset %d' % record.offset)
@@ -279,14 +297,19 @@ def replication_gap(source: KafkaSide, target: KafkaSide, source_tp: TopicPartit
         return None
     if source_from >= source_end:
         return 0
-    wanted = [fingerprint(record) for record in source.read(source_tp, source_from, source_end - source_from)]
+    wanted = [Wanted.of(record) for record in source.read(source_tp, source_from, source_end - source_from)]
     matched = 0
     for record in target.read(target_tp, target_from, max_scan):
-        if matched < len(wanted) and fingerprint(record) == wanted[matched]:
+        if matched < len(wanted) and wanted[matched].matches(record):
             matched += 1
             if matched == len(wanted):
                 break
     return len(wanted) - matched
+
+
+def proven_rereads(method: str) -> Optional[int]:
+    """Re-reads a method guarantees: none beyond MM2's own replays, except for a bare checkpoint."""
+    return None if method == METHOD_CHECKPOINT else 0
 
 
 def decide_action(translated: int, current: Optional[int], force: bool) -> Tuple[str, bool]:
@@ -468,7 +491,7 @@ class Failover:
                                               self.request.max_scan_records)
             report = PartitionReport(tp[0], tp[1], origin_tp[0], source_committed=committed,
                                      translated=translation.offset, method=translation.method,
-                                     method_note=translation.note)
+                                     method_note=translation.note, rereads=proven_rereads(translation.method))
             offsets[origin_tp] = translation.offset
             reports.append(report)
 
@@ -498,7 +521,7 @@ class Failover:
     def _partition_report(self, tp: TopicPartition, target_tp: TopicPartition, checkpoint: Optional[Checkpoint],
                           translation: Translation) -> PartitionReport:
         report = PartitionReport(tp[0], tp[1], target_tp[0], translated=translation.offset, method=translation.method,
-                                 method_note=translation.note)
+                                 method_note=translation.note, rereads=proven_rereads(translation.method))
         if checkpoint is not None:
             report.checkpoint_upstream = checkpoint.upstream
             report.checkpoint_downstream = checkpoint.downstream
@@ -639,12 +662,14 @@ def render_text(report: Mapping[str, Any]) -> str:
                                           ' (already done: nothing to change)' if report['already_done'] else '')]
     for step in report['steps']:
         lines.append('  %s  +%7.1fs  %s' % (step['at'], step['elapsed_s'], step['step']))
-    rows = [('group', 'partition', 'committed', 'checkpoint', 'target', 'method', 'behind', 'action')]
+    rows = [('group', 'partition', 'committed', 'checkpoint', 'target', 'method', 're-read', 'avoided', 'behind',
+             'action')]
     for group in report['groups']:
         for part in group['partitions']:
             rows.append((group['group'], '%s-%d' % (part['remote_topic'], part['partition']),
                          _dash(part['source_committed']), _dash(part['checkpoint_downstream']),
-                         _dash(part['translated']), part['method'], _dash(part['not_replicated']), part['action']))
+                         _dash(part['translated']), part['method'], _dash(part['rereads']),
+                         _dash(part['rereads_avoided']), _dash(part['not_replicated']), part['action']))
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     for row in rows:
         lines.append('  ' + '  '.join(cell.ljust(width) for cell, width in zip(row, widths)) + '  ' + row[-1])
