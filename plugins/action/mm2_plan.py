@@ -37,6 +37,7 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'plan': {'type': 'dict'},
     'topics': {'type': 'dict', 'default': {}},
     'timeout_seconds': {'type': 'int', 'default': 120},
+    'present': {'type': 'dict', 'default': {}},
     'existing': {'type': 'dict'},
     # describe_flow and failover
     'flow': {'type': 'str'},
@@ -75,7 +76,7 @@ def run_plan(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str,
 
 
 def run_expect(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
-    return expect({'flows': args['plan'].get('flows') or [], 'topics': args['topics'],
+    return expect({'flows': args['plan'].get('flows') or [], 'topics': args['topics'], 'present': args['present'],
                    'timeout_seconds': args['timeout_seconds']})
 
 

@@ -92,6 +92,12 @@ options:
     description: With O(operation=expect), seconds to wait for a topic; remote topics get their flow's refresh interval on top.
     type: int
     default: 120
+  present:
+    description:
+      - With O(operation=expect), the topics each cluster holds now (alias to list of names); RV(missing_topics) then
+        lists, per cluster given, the expected topics it lacks.
+    type: dict
+    default: {}
   existing:
     description: With O(operation=orphans), the connectors of the Connect cluster (RV(kafka_dr.mm2.connector_info#module:connectors)).
     type: dict
@@ -236,6 +242,11 @@ flows_elsewhere:
   returned: plan
   type: list
   elements: str
+missing_topics:
+  description: With O(present), the expected topics each of those clusters lacks.
+  returned: expect
+  type: dict
+  sample: {dst: [src.orders]}
 expected_topics:
   description: Alias -> topics MM2 must create there.
   returned: expect

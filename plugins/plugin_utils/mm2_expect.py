@@ -88,7 +88,10 @@ def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
         min_tasks[source['name']] = 1 if remote else 0
         min_tasks[checkpoint['name']] = 0
         min_tasks[heartbeat['name']] = 1 if heartbeat['config'].get('emit.heartbeats.enabled', 'true') == 'true' else 0
+    present: Mapping[str, List[str]] = request.get('present') or {}
     return {
+        'missing_topics': {alias: sorted(topics - set(present.get(alias, [])))
+                           for alias, topics in sorted(expected.items()) if alias in present},
         'expected_topics': {alias: sorted(topics) for alias, topics in sorted(expected.items())},
         'timeouts': timeouts,
         'min_tasks': min_tasks,

@@ -1,8 +1,9 @@
 """The failover drill on the lab, with playbooks/failover.yml as an operator runs it.
 
 A source cluster of its own (a broker container this module creates on the lab network,
-alias "drill") replicates into the lab's dst through a flow deployed by the mirrormaker
-role. A producer writes at a steady rate while a consumer group consumes on the source;
+alias "drsrc") replicates into the lab's dst through a flow deployed by the mirrormaker
+role under a connector prefix of its own ("drill-"), so the lab's flow and other tests'
+prunes never meet it. A producer writes at a steady rate while a consumer group consumes on the source;
 then the group is failed over, planned (the source answers), and a second group unplanned
 (the source broker is killed). Every figure is computed from the values the drill
 produced and consumed:
@@ -37,7 +38,8 @@ from tests.integration import lab
 
 RUN_ID = f"{os.getpid()}{int(time.time()) % 100000}"
 SOURCE = f"drill-src-{RUN_ID}"
-ALIAS = "drill"
+ALIAS = "drsrc"
+PREFIX = "drill-"
 TARGET = lab.TARGET_BROKER
 TARGET_BOOTSTRAP = f"{TARGET}:{lab.CLIENT_PORT}"
 TOPIC = f"orders.{RUN_ID}"
@@ -47,7 +49,9 @@ NODE = lab.CONNECT_WORKERS[0]
 TOOL = "/var/tmp/drill_client.py"
 TOOL_PYTHON = "/opt/kafka-dr/failover/venv/bin/python"
 FLOW = f"{ALIAS}->dst"
-CONNECTORS = tuple(f"mm2-{ALIAS}-dst-{kind}" for kind in ("source", "checkpoint", "heartbeat"))
+KINDS = ("source", "checkpoint", "heartbeat")
+CONNECTORS = tuple(f"{PREFIX}{ALIAS}-dst-{kind}" for kind in KINDS)
+REVERSE_CONNECTORS = tuple(f"{PREFIX}dst-{ALIAS}-{kind}" for kind in KINDS)
 RATE = 300
 FIRST_BATCH, FIRST_CONSUMED = 6000, 2500
 SECOND_BATCH, SECOND_CONSUMED = 3000, 5000
@@ -59,10 +63,11 @@ REPORTS = Path(__file__).resolve().parents[2] / "build" / f"drill-{RUN_ID}"
 
 
 def model() -> dict[str, Any]:
+    """The drill's own flow only, under its own connector prefix."""
     inventory = lab.inventory_vars()
     clusters = dict(inventory["mm2_clusters"], **{ALIAS: {"bootstrap_servers": f"{SOURCE}:9092"}})
-    flows = inventory["mm2_flows"] + [{"source": ALIAS, "target": "dst", "topics": [r"orders\..*"]}]
-    return {"mm2_clusters": clusters, "mm2_flows": flows}
+    return {"mm2_clusters": clusters, "mm2_flows": [{"source": ALIAS, "target": "dst", "topics": [r"orders\..*"]}],
+            "mirrormaker_connector_prefix": PREFIX}
 
 
 def client(command: str, spec: dict[str, Any], timeout: int = 300) -> dict[str, Any]:
@@ -145,13 +150,13 @@ def drill_flow(drill_source: str) -> Iterator[None]:
             assert deployed.returncode == 0, deployed.output[-4000:]
             yield
         finally:
-            pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
+            for name in CONNECTORS + REVERSE_CONNECTORS:
+                lab.remove_connector(name)
             lab.delete_topics(TARGET, *sorted(topic for topic in lab.topic_names(TARGET) or ()
                                               if topic.startswith(f"{ALIAS}.") or topic in (
                                                   f"mm2-offset-syncs.{ALIAS}.internal", TOPIC)))
             for group in (PLANNED_GROUP, UNPLANNED_GROUP):
                 lab.delete_group(TARGET, group)
-            assert pruned.returncode == 0, pruned.output[-4000:]
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +191,7 @@ def test_planned_failover_skips_nothing_and_rereads_almost_nothing(planned: dict
     assert planned["report"]["summary"]["not_replicated"] == 0
     assert sorted(planned["report"]["connectors_stopped"]) == sorted(CONNECTORS)
     assert all(lab.connector_status(name)["connector"]["state"] == "STOPPED" for name in CONNECTORS)
-    assert "planned failover of flow drill->dst" in planned["run"].output
+    assert f"planned failover of flow {FLOW}" in planned["run"].output
 
 
 def test_a_second_failover_is_a_no_op_that_says_so(planned: dict[str, Any]) -> None:
@@ -197,7 +202,7 @@ def test_a_second_failover_is_a_no_op_that_says_so(planned: dict[str, Any]) -> N
 
 
 def test_bad_requests_change_nothing(planned: dict[str, Any]) -> None:
-    unknown = lab.run_playbook("playbooks/failover.yml", dict(model(), failover_flow="drill->nowhere",
+    unknown = lab.run_playbook("playbooks/failover.yml", dict(model(), failover_flow=f"{ALIAS}->nowhere",
                                                               failover_groups=[PLANNED_GROUP]))
     assert unknown.returncode != 0 and "no flow of mm2_flows" in unknown.output, unknown.output[-3000:]
     ghost = lab.run_playbook("playbooks/failover.yml", dict(model(), failover_flow=FLOW, failover_mode="unplanned",
@@ -265,7 +270,7 @@ def test_unplanned_failover_skips_nothing_and_reports_rpo(unplanned: dict[str, A
     assert not skipped, sorted(skipped)[:20]
     assert {part["method"] for part in partitions} == {"checkpoint"}
     assert all(part["checkpoint_age_s"] is not None for part in partitions)
-    assert "unplanned failover of flow drill->dst" in unplanned["run"].output
+    assert f"unplanned failover of flow {FLOW}" in unplanned["run"].output
 
 
 def test_failback_waits_for_the_original_source(unplanned: dict[str, Any]) -> None:
@@ -324,8 +329,7 @@ def test_failback_returns_the_group_with_nothing_skipped(planned: dict[str, Any]
     assert originals <= consumed_originals, sorted(originals - consumed_originals)[:20]
     assert methods.get("origin") == PARTITIONS, methods
     assert all(lab.connector_status(name)["connector"]["state"] == "RUNNING" for name in CONNECTORS)
-    reverse = [f"mm2-dst-{ALIAS}-{kind}" for kind in ("source", "checkpoint", "heartbeat")]
-    assert all(lab.connector_status(name)["connector"]["state"] == "STOPPED" for name in reverse)
+    assert all(lab.connector_status(name)["connector"]["state"] == "STOPPED" for name in REVERSE_CONNECTORS)
 
 
 def test_after_failback_both_directions_validate(failback: dict[str, Any]) -> None:

@@ -78,3 +78,15 @@ def test_custom_policy_or_filter_skips_topic_checks(plan_ok: PlanOk) -> None:
         'source': {'replication.policy.class': 'com.example.RenamingPolicy'}}}]
     expected = expect(plan_ok(flows=flows), {'src': ['foo.orders']})
     assert expected['unverified_flows'] == ['src-dst'] and expected['expected_topics'] == {}
+
+
+def test_present_topics_give_what_each_cluster_lacks(plan_ok) -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import expect
+    planned = plan_ok()
+    answer = expect({'flows': planned['flows'], 'topics': {'src': ['foo.a', 'foo.b', 'bar']},
+                     'present': {'dst': ['src.foo.a', 'heartbeats', 'src.checkpoints.internal']}})
+    assert answer['missing_topics'] == {'dst': ['src.foo.b']}
+    # A topic the source no longer holds is no longer expected.
+    answer = expect({'flows': planned['flows'], 'topics': {'src': ['foo.a']},
+                     'present': {'dst': ['src.foo.a', 'heartbeats', 'src.checkpoints.internal']}})
+    assert answer['missing_topics'] == {'dst': []}
