@@ -110,7 +110,7 @@ def failover(mode: str, group: str, *options: str) -> tuple[lab.PlaybookRun, flo
     run = lab.run_playbook("playbooks/failover.yml", dict(model(), failover_flow=FLOW, failover_mode=mode,
                                                           failover_groups=[group], failover_reports_dir=str(REPORTS)),
                            *options)
-    report_file = REPORTS / f"failover-{ALIAS}_dst-{mode}.json"
+    report_file = REPORTS / f"failover-{ALIAS}_to_dst-{mode}.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     return run, started, report
 
@@ -302,7 +302,7 @@ def failback(planned: dict[str, Any], unplanned: dict[str, Any], drill_source: s
     started = time.time()
     run = lab.run_playbook("playbooks/failback.yml", dict(model(), failover_flow=FLOW, failover_groups=[PLANNED_GROUP],
                                                           failover_reports_dir=str(REPORTS)))
-    report_file = REPORTS / f"failback-{ALIAS}_dst.json"
+    report_file = REPORTS / f"failback-{ALIAS}_to_dst.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     assert run.returncode == 0, run.output[-6000:]
     back_outage = client("consume", source_spec(topic=f"dst.{TOPIC}", group=PLANNED_GROUP, max=None, timeout=180))

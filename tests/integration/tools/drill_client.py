@@ -98,7 +98,8 @@ def consume(jvm, spec: dict) -> dict:
     while time.time() < deadline and (limit is None or len(values) < limit):
         if limit is None and all(consumer.position(tp) >= ends.get(tp) for tp in partitions):
             break
-        for record in consumer.poll(poll):
+        batch = consumer.poll(poll)
+        for record in (record for tp in partitions for record in batch.records(tp)):
             if limit is not None and len(values) >= limit:
                 break
             first_at = first_at or time.time()
@@ -127,7 +128,7 @@ def checkpoints(jvm, spec: dict) -> dict:
     poll = jvm.java.time.Duration.ofMillis(500)
     deadline = time.time() + 60
     while consumer.position(partition) < end and time.time() < deadline:
-        for record in consumer.poll(poll):
+        for record in consumer.poll(poll).records(partition):
             key, value = bytes(record.key()), record.value()
             if value is None:
                 continue
