@@ -161,11 +161,11 @@ def drill_flow(drill_source: str) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def planned(drill_flow: None) -> dict[str, Any]:
-    """A steady producer and a group on the source; the group stops after FIRST_CONSUMED records and
-    fails over, planned; it then reads the target to the end."""
-    producer = produce(0, FIRST_BATCH)
+    """A steady producer; a group on the source that reads FIRST_CONSUMED records once it is done,
+    so that the group is far behind the end, where MM2 keeps few offset syncs; the group fails
+    over, planned, and then reads the target to the end."""
+    finished(produce(0, FIRST_BATCH))
     on_source = client("consume", source_spec(topic=TOPIC, group=PLANNED_GROUP, max=FIRST_CONSUMED, timeout=120))
-    finished(producer)
     run, started, report = failover("planned", PLANNED_GROUP)
     assert run.returncode == 0, run.output[-5000:]
     on_target = client("consume", target_spec(topic=REMOTE, group=PLANNED_GROUP, max=None, timeout=180))

@@ -23,6 +23,7 @@ import sys
 import time
 
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+from py4j.protocol import Py4JJavaError
 
 KAFKA_LIBS = "/opt/kafka/current/libs/*"
 PLACEHOLDER = re.compile(r"\$\{file:([^:}]+):([^}]+)\}")
@@ -87,12 +88,16 @@ def consume(jvm, spec: dict) -> dict:
     consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(properties(jvm, spec, {
         "group.id": spec["group"], "enable.auto.commit": "false", "auto.offset.reset": "earliest",
         "key.deserializer": deserializer, "value.deserializer": deserializer, "max.poll.records": "200"}))
-    partitions = [jvm.org.apache.kafka.common.TopicPartition(spec["topic"], info.partition())
-                  for info in consumer.partitionsFor(spec["topic"])]
+    deadline = time.time() + spec.get("timeout", 120)
+    partitions = []
+    while not partitions and time.time() < deadline:  # a producer may still be creating the topic
+        partitions = [jvm.org.apache.kafka.common.TopicPartition(spec["topic"], info.partition())
+                      for info in consumer.partitionsFor(spec["topic"]) or []]
+        if not partitions:
+            time.sleep(1)
     consumer.assign(partitions)
     ends = consumer.endOffsets(partitions)
     limit = spec.get("max")
-    deadline = time.time() + spec.get("timeout", 120)
     values, next_offsets, first_at = [], {}, None
     poll = jvm.java.time.Duration.ofMillis(500)
     while time.time() < deadline and (limit is None or len(values) < limit):
@@ -148,6 +153,8 @@ def main() -> None:
     java = gateway()
     try:
         result = {"produce": produce, "consume": consume, "checkpoints": checkpoints}[command](java.jvm, spec)
+    except Py4JJavaError as exc:
+        sys.exit("%s failed: %s" % (command, exc.java_exception.toString()))
     finally:
         java.shutdown()
     print(json.dumps(result))
