@@ -87,6 +87,8 @@ def consume(jvm, spec: dict) -> dict:
     deserializer = "org.apache.kafka.common.serialization.StringDeserializer"
     consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(properties(jvm, spec, {
         "group.id": spec["group"], "enable.auto.commit": "false", "auto.offset.reset": "earliest",
+        # The producer creates the topic with its partitions; a consumer must not create it first.
+        "allow.auto.create.topics": "false",
         "key.deserializer": deserializer, "value.deserializer": deserializer, "max.poll.records": "200"}))
     deadline = time.time() + spec.get("timeout", 120)
     partitions = []
@@ -124,7 +126,8 @@ def consume(jvm, spec: dict) -> dict:
 def checkpoints(jvm, spec: dict) -> dict:
     deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
     consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(properties(jvm, spec, {
-        "enable.auto.commit": "false", "key.deserializer": deserializer, "value.deserializer": deserializer}))
+        "enable.auto.commit": "false", "key.deserializer": deserializer, "value.deserializer": deserializer,
+        "allow.auto.create.topics": "false"}))
     partition = jvm.org.apache.kafka.common.TopicPartition(spec["topic"], 0)
     consumer.assign([partition])
     consumer.seekToBeginning([partition])
