@@ -38,8 +38,8 @@ def test_budget_file_covers_the_integration_phase_and_the_total(phase_times: Mod
     budget = phase_times.read_budget(BUDGET_FILE)
     assert {"integration", "total"} <= set(budget)
     assert set(budget) - {"total"} <= set(PHASES_OF_MAKE_TEST)
-    # The suite must stay well inside the CI limit of 90 minutes, setup included.
-    assert budget["total"] <= 60 * 60
+    # The suite must stay inside the CI limit of 90 minutes with room for setup and a slow day.
+    assert budget["total"] <= 75 * 60
 
 
 def test_phases_within_budget_pass(phase_times: ModuleType, tmp_path: Path) -> None:
