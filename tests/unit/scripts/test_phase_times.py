@@ -39,7 +39,7 @@ def test_budget_file_covers_the_integration_phase_and_the_total(phase_times: Mod
     assert {"integration", "total"} <= set(budget)
     assert set(budget) - {"total"} <= set(PHASES_OF_MAKE_TEST)
     # The suite must stay inside the CI limit of 90 minutes with room for setup and a slow day.
-    assert budget["total"] <= 75 * 60
+    assert budget["total"] <= 80 * 60
 
 
 def test_phases_within_budget_pass(phase_times: ModuleType, tmp_path: Path) -> None:
