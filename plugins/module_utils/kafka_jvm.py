@@ -20,7 +20,7 @@ import sys
 import traceback
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 PY4J_IMPORT_ERROR: Optional[str]
 try:
@@ -356,4 +356,3 @@ class JvmRecord:
 
 def _bytes(value: Any) -> Optional[bytes]:
     return None if value is None else bytes(value)
-

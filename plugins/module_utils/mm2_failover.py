@@ -658,8 +658,8 @@ def summary(report: FailoverReport) -> Dict[str, Any]:
 
 def render_text(report: Mapping[str, Any]) -> str:
     """The report on one screen: steps with their times, then one line per group partition."""
-    lines = ['%s failover of flow %s%s' % (report['mode'], report['flow'],
-                                          ' (already done: nothing to change)' if report['already_done'] else '')]
+    done = ' (already done: nothing to change)' if report['already_done'] else ''
+    lines = ['%s failover of flow %s%s' % (report['mode'], report['flow'], done)]
     for step in report['steps']:
         lines.append('  %s  +%7.1fs  %s' % (step['at'], step['elapsed_s'], step['step']))
     rows = [('group', 'partition', 'committed', 'checkpoint', 'target', 'method', 're-read', 'avoided', 'behind',

@@ -190,7 +190,8 @@ report:
         - Per group its C(partitions), each with C(topic), C(partition), C(remote_topic), C(source_committed),
           C(checkpoint_upstream), C(checkpoint_downstream), C(checkpoint_age_s), C(translated), C(method)
           (C(exact), C(after-last), C(checkpoint), C(start) or C(origin)), C(rereads) (records read a second time,
-          null when unknown), C(rereads_avoided) (records the checkpoint alone would have re-read), C(target_before), C(action), C(source_end), C(not_replicated) (source records
+          null when unknown), C(rereads_avoided) (records the checkpoint alone would have re-read),
+          C(target_before), C(action), C(source_end), C(not_replicated) (source records
           with no copy on the target when the flow stopped) and C(newest_replicated_age_s).
       type: list
       elements: dict

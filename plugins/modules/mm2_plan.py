@@ -103,7 +103,8 @@ options:
     type: dict
   flow:
     description:
-      - With O(operation=describe_flow), O(operation=failover) and O(operation=reverse_flow), the flow to describe, C(<source>-><target>) (for example C(src->dst)), or the
+      - With O(operation=describe_flow), O(operation=failover) and O(operation=reverse_flow), the flow to describe,
+        C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
 attributes:

@@ -87,7 +87,7 @@ def test_planned_translates_to_the_first_copy_of_the_committed_record() -> None:
 
 def test_translation_never_skips_a_record_whose_fingerprint_an_earlier_record_shares() -> None:
     clock = FakeClock()
-    source, target, connectors, _ = lab(clock=clock)
+    source, target, connectors, _clock = lab(clock=clock)
     log = source.logs[SRC_TP]
     # Source 35 looks exactly like 45: the scan stops at a copy of 35 (more re-reads, nothing skipped).
     log[35] = record(35, 'value-45', log[45].timestamp)

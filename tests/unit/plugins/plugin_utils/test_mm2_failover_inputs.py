@@ -20,8 +20,8 @@ def inputs(make_request: Callable[..., Dict[str, Any]], flow: str = 'src->dst', 
     return failover_inputs(dict(request, flow=flow, plan=plan(request)))
 
 
-def test_the_flow_gives_mm2s_client_settings_with_placeholders(make_request: Callable[..., Dict[str, Any]],
-                                                                 lab_clusters: Dict[str, Any]) -> None:
+def test_the_flow_gives_mm2s_client_settings_with_placeholders(
+        make_request: Callable[..., Dict[str, Any]], lab_clusters: Dict[str, Any]) -> None:
     clusters = dict(lab_clusters, src=SECURED)
     answer = inputs(make_request, clusters=clusters)
     assert answer['errors'] == []
