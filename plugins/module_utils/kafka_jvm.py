@@ -86,8 +86,6 @@ class KafkaSide(Protocol):
 
     def committed_offsets(self, group: str) -> Dict[TopicPartition, int]: ...
 
-    def partitions(self, topic: str) -> List[int]: ...
-
     def end_offsets(self, partitions: Sequence[TopicPartition]) -> Dict[TopicPartition, int]: ...
 
     def read(self, partition: TopicPartition, start: int, limit: int) -> Iterator[KafkaRecord]: ...
@@ -252,12 +250,6 @@ class JvmKafkaSide:
                     committed[(str(tp.topic()), int(tp.partition()))] = int(meta.offset())
             return committed
         return self._call('read offsets of group %s' % group, listing)
-
-    def partitions(self, topic: str) -> List[int]:
-        def describe() -> List[int]:
-            infos = self._consumer.partitionsFor(topic, self._timeout())
-            return sorted(int(info.partition()) for info in (infos or []))
-        return self._call('describe topic %s' % topic, describe)
 
     def end_offsets(self, partitions: Sequence[TopicPartition]) -> Dict[TopicPartition, int]:
         if not partitions:

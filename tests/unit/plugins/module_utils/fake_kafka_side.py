@@ -65,9 +65,6 @@ class FakeSide:
         self._check('read offsets of group %s' % group)
         return dict(self.commits.get(group, {}))
 
-    def partitions(self, topic: str) -> List[int]:
-        return sorted(p for (t, p) in self.logs if t == topic)
-
     def end_offsets(self, partitions: Sequence[TopicPartition]) -> Dict[TopicPartition, int]:
         self._check('read end offsets')
         return {tp: (self.logs[tp][-1].offset + 1 if self.logs.get(tp) else 0) for tp in partitions}
