@@ -20,6 +20,12 @@ except ImportError:
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 HTTP_CONFLICT = 409
+HTTP_SERVER_ERROR = 500
+HTTP_UNAVAILABLE = 503
+# Connect answers 500 rather than 409 for these passing states of the group: a
+# request that reached a worker whose view of the group is about to change, or
+# whose config snapshot is behind the config topic. Both clear after a rebalance.
+TRANSIENT_SERVER_MESSAGES = ('rebalance is expected', 'stale configuration')
 # A single backoff step never sleeps longer than this, whatever the base.
 MAX_BACKOFF_SECONDS = 5.0
 # Server bodies that are not JSON are cut to this length in error messages.
@@ -59,12 +65,27 @@ def server_message(response: Any) -> str:
     return text[:MAX_BODY_EXCERPT] if text else (response.reason or 'no message')
 
 
+def is_transient(status: int, message: str) -> bool:
+    """True for answers that a rebalancing group gives and that a later retry clears.
+
+    409 is the documented one. 503 comes from a worker still joining the group.
+    500 is retried only for the two messages that name a rebalance or a stale
+    config snapshot; any other 500 is a real failure and is raised at once.
+    """
+    if status in (HTTP_CONFLICT, HTTP_UNAVAILABLE):
+        return True
+    lowered = message.lower()
+    return status == HTTP_SERVER_ERROR and any(text in lowered for text in TRANSIENT_SERVER_MESSAGES)
+
+
 class ConnectClient:
     """Talks to one Kafka Connect cluster through any of its workers.
 
     Connection errors and timeouts move on to the next worker URL; the URL that
     answered is tried first next time. HTTP 409 (rebalance in progress) is
-    retried with exponential backoff until `retry_timeout` seconds have passed.
+    retried with exponential backoff until `retry_timeout` seconds have passed,
+    as are the other answers of a group in the middle of a rebalance (see
+    `is_transient`).
     """
 
     def __init__(
@@ -146,13 +167,14 @@ class ConnectClient:
         attempt = 0
         while True:
             response = self._send_once(method, path, params, body)
-            if response.status_code != HTTP_CONFLICT or time.monotonic() >= deadline:
+            transient = is_transient(response.status_code, server_message(response) if response.status_code >= 400 else '')
+            if not transient or time.monotonic() >= deadline:
                 break
             time.sleep(self._backoff_delay(attempt, deadline))
             attempt += 1
         if response.status_code >= 400:
             message = server_message(response)
-            if response.status_code == HTTP_CONFLICT:
+            if transient:
                 message = '%s (rebalance still in progress after %d retries over %ss)' % (message, attempt, self.retry_timeout)
             raise ConnectApiError(response.status_code, message, method, path)
         return response.status_code, self._json_or_none(response)

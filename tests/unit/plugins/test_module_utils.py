@@ -143,6 +143,38 @@ def test_client_retries_conflicts_with_bounded_time(client_module, fake):
     assert 'stale configuration' in raised.value.message
 
 
+def test_client_retries_rebalance_answers_given_as_server_errors(client_module, fake):
+    client = client_module.ConnectClient([fake.url], retry_backoff=0.01, retry_timeout=5)
+    fake.add_connector('c', {'connector.class': 'X'})
+    fake.inject_error(500, 'Request cannot be completed because a rebalance is expected', path_contains='/config', times=2)
+    fake.inject_error(503, 'Request timed out. The worker is currently ensuring membership in the cluster', times=1)
+    assert client.get_config('c')['connector.class'] == 'X'
+    assert len(fake.requests) == 4
+
+
+def test_client_raises_other_server_errors_at_once(client_module, fake):
+    client = client_module.ConnectClient([fake.url], retry_backoff=0.01, retry_timeout=5)
+    fake.inject_error(500, 'Failed to find any class that implements Connector', times=3)
+    with pytest.raises(client_module.ConnectApiError) as raised:
+        client.list_connectors()
+    assert raised.value.status == 500
+    assert len(fake.requests) == 1
+    assert 'retries' not in raised.value.message
+
+
+@pytest.mark.parametrize('status, message, expected', [
+    (409, 'Cannot complete request because of a conflicting operation', True),
+    (503, 'worker is starting', True),
+    (500, 'Request cannot be completed because a rebalance is expected', True),
+    (500, 'Cannot complete request momentarily due to stale configuration', True),
+    (500, 'NullPointerException', False),
+    (400, 'rebalance is expected', False),
+    (404, 'Connector c not found', False),
+])
+def test_is_transient(client_module, status, message, expected):
+    assert client_module.is_transient(status, message) is expected
+
+
 def test_client_errors_carry_server_message(client_module, fake):
     client = client_module.ConnectClient([fake.url])
     assert client.get_config('missing') is None
