@@ -239,6 +239,10 @@ class ConnectClient:
         params = [('expand', 'status'), ('expand', 'info')]
         return self.request('GET', '/connectors', params=params)[1] or {}
 
+    def list_connectors_status(self) -> Dict[str, Any]:
+        """GET /connectors?expand=status : every connector with the state and worker id of its instance and tasks."""
+        return self.request('GET', '/connectors', params=[('expand', 'status')])[1] or {}
+
     def get_config(self, name: str) -> Optional[Dict[str, str]]:
         """The stored config, or None when the connector does not exist."""
         return self._get_or_none(connector_path(name, 'config'))
@@ -267,6 +271,10 @@ class ConnectClient:
         """POST /restart; with either flag set Connect answers 202 and the restart plan."""
         params = {'includeTasks': str(include_tasks).lower(), 'onlyFailed': str(only_failed).lower()}
         return self.request('POST', connector_path(name, 'restart'), params=params)[1]
+
+    def restart_task(self, name: str, task_id: int) -> None:
+        """POST /connectors/<name>/tasks/<id>/restart: restarts one task wherever it runs (204)."""
+        self.request('POST', connector_path(name, 'tasks', str(task_id), 'restart'))
 
     def get_topics(self, name: str) -> Dict[str, Any]:
         return self.request('GET', connector_path(name, 'topics'))[1] or {}

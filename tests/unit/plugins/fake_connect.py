@@ -6,7 +6,8 @@
 It keeps connectors in memory, records every request, and can be told to
 misbehave: answer 409 a number of times, fail with a given status, report
 validation errors, apply pause/resume/stop/restart only after some status
-polls, and report failed tasks with a trace.
+polls, and report failed connectors and tasks with a trace. Connector instances
+and tasks run on WORKER_ID unless a test places them on another worker.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ class FakeTask:
     task_id: int
     state: str = 'RUNNING'
     trace: Optional[str] = None
+    worker_id: str = WORKER_ID
 
     def as_status(self) -> Dict[str, Any]:
-        entry: Dict[str, Any] = {'id': self.task_id, 'state': self.state, 'worker_id': WORKER_ID}
+        entry: Dict[str, Any] = {'id': self.task_id, 'state': self.state, 'worker_id': self.worker_id}
         if self.trace:
             entry['trace'] = self.trace
         return entry
@@ -62,6 +64,7 @@ class FakeConnector:
     pending_state: Optional[str] = None
     pending_polls: int = 0
     pending_restart: List[str] = field(default_factory=list)  # 'connector' or task ids as str
+    worker_id: str = WORKER_ID
 
     def task_count(self) -> int:
         try:
@@ -73,7 +76,7 @@ class FakeConnector:
         return 'sink' if 'Sink' in self.config.get('connector.class', '') else 'source'
 
     def as_status(self) -> Dict[str, Any]:
-        connector: Dict[str, Any] = {'state': self.state, 'worker_id': WORKER_ID}
+        connector: Dict[str, Any] = {'state': self.state, 'worker_id': self.worker_id}
         if self.trace:
             connector['trace'] = self.trace
         return {'name': self.name, 'connector': connector, 'tasks': [task.as_status() for task in self.tasks], 'type': self.kind()}
@@ -173,6 +176,10 @@ class FakeConnect:
     def fail_task(self, name: str, task_id: int, trace: str) -> None:
         task = self.connectors[name].tasks[task_id]
         task.state, task.trace = 'FAILED', trace
+
+    def fail_connector(self, name: str, trace: str) -> None:
+        connector = self.connectors[name]
+        connector.state, connector.trace = 'FAILED', trace
 
     def writes(self) -> List[RecordedRequest]:
         """Requests that change something (validation only reads)."""
@@ -275,6 +282,8 @@ class FakeConnect:
             ('GET', 'topics'): lambda: self._topics(connector),
             ('GET', 'offsets'): lambda: self._offsets(connector),
         }
+        if method == 'POST' and len(rest) == 3 and rest[0] == 'tasks' and rest[2] == 'restart':
+            return self._restart_task(connector, rest[1])
         handler = handlers.get((method, action))
         return handler() if handler else not_found()
 
@@ -319,6 +328,16 @@ class FakeConnect:
         if not include_tasks and not only_failed:
             return 204, None
         return 202, connector.as_status()
+
+    def _restart_task(self, connector: FakeConnector, task_id: str) -> Reply:
+        if not task_id.isdigit() or int(task_id) >= len(connector.tasks):
+            return 404, {'error_code': 404, 'message': 'Unknown task: %s-%s' % (connector.name, task_id)}
+        connector.pending_restart = [task_id]
+        if self.transition_polls <= 0:
+            connector.finish_restart()
+        else:
+            connector.pending_polls = self.transition_polls
+        return 204, None
 
     @staticmethod
     def _unit_state(connector: FakeConnector, unit: str) -> str:
