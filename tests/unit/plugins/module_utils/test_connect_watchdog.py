@@ -10,7 +10,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
+import signal
+import socket
 import stat
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -244,6 +249,25 @@ def test_a_failed_connector_restarts_with_its_failed_tasks_in_one_request(fake: 
     assert 'task="1"' not in metrics
 
 
+def test_a_task_restarted_with_its_connector_counts_that_restart(fake: FakeConnect, clock: Clock, state_file: Path) -> None:
+    fake.add_connector('flow-source', CONFIG)
+    fake.fail_task('flow-source', 0, TRACE)
+    watchdog = watchdog_for(fake, clock, state_file)
+    assert [restart.attempt for restart in watchdog.poll_once().restarts] == [1]
+    # Within the task's 2 minutes the connector fails too: its restart takes the task along.
+    fake.fail_task('flow-source', 0, TRACE)
+    fake.fail_connector('flow-source', TRACE)
+    clock.now += 30
+    assert [(restart.key.label, restart.attempt, restart.request) for restart in watchdog.poll_once().restarts] == \
+        [('connector', 1, True), ('0', 2, False)]
+    # So the task's next restart of its own waits 6 minutes from then.
+    fake.fail_task('flow-source', 0, TRACE)
+    clock.now += 5 * MINUTE
+    assert watchdog.poll_once().restarts == ()
+    clock.now += MINUTE
+    assert [(restart.key.label, restart.attempt) for restart in watchdog.poll_once().restarts] == [('0', 3)]
+
+
 def test_paused_connectors_are_never_touched(fake: FakeConnect, clock: Clock, state_file: Path) -> None:
     fake.add_connector('flow-source', CONFIG, state='PAUSED')
     fake.fail_task('flow-source', 0, TRACE)
@@ -467,3 +491,47 @@ def test_the_loop_polls_until_stopped(fake: FakeConnect, state_file: Path) -> No
     loop.join(timeout=5)
     assert not loop.is_alive()
     assert restart_requests(fake) == [('/connectors/flow-source/tasks/0/restart', '')]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def test_the_service_runs_from_the_files_the_role_installs(fake: FakeConnect, collection_root: Path, tmp_path: Path) -> None:
+    """The two module_utils files in a package directory of their own, run as the unit runs them."""
+    package = tmp_path / 'watchdog' / 'kafka_dr_watchdog'
+    package.mkdir(parents=True)
+    for name in ('connect_client.py', 'connect_watchdog.py'):
+        shutil.copy(collection_root / 'plugins' / 'module_utils' / name, package / name)
+    fake.add_connector('flow-source', CONFIG)
+    fake.fail_task('flow-source', 1, TRACE)
+    port = free_port()
+    config = tmp_path / 'watchdog.json'
+    config.write_text(json.dumps(settings(urls=[fake.url], worker_id=WORKER_ID, state_file=str(tmp_path / 'state.json'),
+                                          poll_interval=0.05, metrics_address='127.0.0.1', metrics_port=port,
+                                          ca_path='')))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / 'watchdog'), PYTHONDONTWRITEBYTECODE='1')
+    service = subprocess.Popen([sys.executable, '-m', 'kafka_dr_watchdog.connect_watchdog', '--config', str(config)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        deadline = time.monotonic() + 20
+        metrics = ''
+        while 'kafka_dr_connect_restarts_total{' not in metrics and time.monotonic() < deadline:
+            time.sleep(0.1)
+            try:
+                with opener.open('http://127.0.0.1:%d/metrics' % port, timeout=2) as answer:
+                    metrics = answer.read().decode()
+            except OSError:
+                continue
+        assert 'kafka_dr_connect_restarts_total{connector="flow-source",task="1"} 1' in metrics
+    finally:
+        service.send_signal(signal.SIGTERM)
+        stdout, stderr = service.communicate(timeout=10)
+    assert service.returncode == 0, stderr
+    assert 'INFO watching worker %s through %s every 0.05s' % (WORKER_ID, fake.url) in stdout
+    assert 'INFO restart connector="flow-source" task=1 attempt=1 next_delay=2m outcome=requested' in stdout
+    assert REST_PASSWORD not in stdout + stderr
+    assert json.loads((tmp_path / 'state.json').read_text())['units'][0]['restarts'] == 1
