@@ -10,7 +10,8 @@ substitutes `$n` into name and labels, makes the name safe, lowercases it, strip
 suffixes the Prometheus client reserves and appends `_total` to counters. A table of the
 MBeans Kafka 4.3 (and 3.x) registers, checked against the connect-runtime, connect-mirror
 and kafka-clients 4.3.1 jars, goes through that emulation; the metric names and labels that
-come out are the only ones the alert rules, their promtool tests and the dashboard may read.
+come out are the only ones the alert rules, their promtool tests and the dashboard may read,
+with those the restart watchdog of role connect_worker serves (rendered by its own code).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Uni
 
 import pytest
 import yaml
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import Metrics, UnitKey, UnitState
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MONITORING = REPO_ROOT / 'extensions' / 'monitoring'
@@ -299,9 +302,25 @@ def exported_samples() -> Iterator[Tuple[str, str, Exported]]:
             yield kind, bean, result
 
 
-def produced_labels() -> Dict[str, Set[str]]:
-    """Every metric name the sample MBeans produce, with the label names it carries."""
+def watchdog_labels() -> Dict[str, Set[str]]:
+    """Every metric name the restart watchdog serves, with its label names, as its code renders them."""
+    metrics = Metrics()
+    key = UnitKey('mm2-src-dst-source', 0)
+    metrics.restarted(key)
+    metrics.polled(1.0, {key: UnitState(restarts=3, cap_reached=True)})
     labels: Dict[str, Set[str]] = {}
+    for line in metrics.render().splitlines():
+        if line.startswith('#'):
+            continue
+        match = re.fullmatch(r'([A-Za-z_:][\w:]*)(?:\{(.*)\})? \S+', line)
+        assert match, line
+        labels.setdefault(match.group(1), set()).update(re.findall(r'(\w+)="', match.group(2) or ''))
+    return labels
+
+
+def produced_labels() -> Dict[str, Set[str]]:
+    """Every metric name the sample MBeans and the restart watchdog produce, with the label names it carries."""
+    labels: Dict[str, Set[str]] = watchdog_labels()
     for _kind, _bean, result in exported_samples():
         labels.setdefault(result.name, set()).update(name for name, _value in result.labels)
     return labels
@@ -477,6 +496,17 @@ def object_name_matches(pattern: str, bean: str) -> bool:
 def test_include_object_names_keep_every_exported_mbean() -> None:
     for kind, bean, _result in exported_samples():
         assert any(object_name_matches(pattern, bean) for pattern in EXPORTERS[kind]['includeObjectNames']), bean
+
+
+def test_the_watchdog_serves_its_four_metrics_apart_from_the_exporters() -> None:
+    assert watchdog_labels() == {
+        'kafka_dr_connect_restarts_total': {'connector', 'task'},
+        'kafka_dr_connect_restart_cap_reached': {'connector', 'task'},
+        'kafka_dr_connect_watchdog_last_poll_timestamp_seconds': set(),
+        'kafka_dr_connect_watchdog_poll_errors_total': set(),
+    }
+    exported = {result.name for _kind, _bean, result in exported_samples()}
+    assert not exported & set(watchdog_labels())
 
 
 # --- PromQL reads only what the rules produce ---------------------------------------------------

@@ -1,0 +1,146 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Role connect_worker's restart watchdog: the settings and unit it renders (through
+ansible-playbook, nothing contacted but the controller) are what the watchdog reads, and the
+tasks install every file the watchdog imports."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+import yaml
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import parse_config
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+ROLE = REPO_ROOT / 'roles' / 'connect_worker'
+PLAYBOOK = Path(__file__).with_name('auto_restart_render.yml')
+ANSIBLE_PLAYBOOK = REPO_ROOT / '.venv' / 'bin' / 'ansible-playbook'
+LAB_REST_SECRET = REPO_ROOT / '.lab' / 'secrets' / 'rest'
+EXEC_START = '/usr/bin/python3 -m kafka_dr_watchdog.connect_watchdog --config /etc/kafka/connect/watchdog.json'
+
+needs_ansible = pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason='the project venv (make setup) provides ansible-playbook')
+
+
+def render(tmp_path: Path, inventory: str, extra_vars: Dict[str, Any]) -> Path:
+    vars_file = tmp_path / 'vars.json'
+    vars_file.write_text(json.dumps(dict(extra_vars, render_dir=str(tmp_path),
+                                         unit_template=str(ROLE / 'templates' / 'kafka-connect-watchdog.service.j2'))))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+    done = subprocess.run([str(ANSIBLE_PLAYBOOK), '-i', inventory, str(PLAYBOOK), '-e', '@%s' % vars_file],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    return tmp_path
+
+
+def unit_directives(text: str) -> Dict[str, List[str]]:
+    directives: Dict[str, List[str]] = {}
+    for line in text.splitlines():
+        if '=' in line and not line.startswith('#'):
+            key, value = line.split('=', 1)
+            directives.setdefault(key, []).append(value)
+    return directives
+
+
+@pytest.mark.playbook
+@needs_ansible
+def test_lab_workers_watch_their_own_worker_id_over_https_with_the_rest_account(tmp_path: Path) -> None:
+    out = render(tmp_path, str(REPO_ROOT / 'inventories' / 'lab'), {'render_hosts': 'connect_workers'})
+    for host in ('task-1-1', 'task-1-2'):
+        document = json.loads((out / ('%s.json' % host)).read_text())
+        config = parse_config(document)
+        assert config.urls == ('https://%s:8083' % host,)
+        assert config.worker_id == '%s:8083' % host
+        assert (config.username, config.ca_path, config.validate_certs) == ('operator', '/etc/kafka/tls/ca.pem', True)
+        assert config.password and config.password == LAB_REST_SECRET.read_text().strip()
+        # Numbers stay numbers in the JSON the role writes.
+        assert (document['poll_interval'], document['max_restarts'], document['metrics_port']) == (30, 0, 9405)
+        assert config.state_file == '/var/lib/kafka-connect-watchdog/state.json'
+
+        unit = unit_directives((out / ('%s.service' % host)).read_text())
+        assert unit['ExecStart'] == [EXEC_START]
+        assert unit['User'] == ['kafka'] and unit['Restart'] == ['always']
+        assert unit['StateDirectory'] == ['kafka-connect-watchdog'] and unit['StateDirectoryMode'] == ['0700']
+        assert unit['Environment'] == ['PYTHONPATH=/opt/kafka-dr/watchdog', 'PYTHONDONTWRITEBYTECODE=1']
+        # It must keep running while the worker restarts: nothing ties it to the worker's unit.
+        assert not set(unit) & {'BindsTo', 'PartOf', 'Requires', 'Requisite'}
+        assert 'kafka-connect' not in ' '.join(unit.get('After', []) + unit.get('Wants', []))
+
+        paths = json.loads((out / ('%s-paths.json' % host)).read_text())
+        assert paths['metrics_url'] == 'http://127.0.0.1:9405/metrics'
+        assert paths['service'] == 'kafka-connect-watchdog' and paths['config_file'] == '/etc/kafka/connect/watchdog.json'
+
+
+@pytest.mark.playbook
+@needs_ansible
+def test_defaults_and_overrides_of_a_plain_http_worker(tmp_path: Path) -> None:
+    out = render(tmp_path, 'localhost,', {
+        'connect_worker_service': 'connect-eu',
+        'connect_worker_properties': {'rest.advertised.host.name': 'task-a.example.com', 'rest.advertised.port': 18083},
+        'connect_worker_auto_restart_max_restarts': 5,
+        'connect_worker_auto_restart_poll_interval': '10',
+        'connect_worker_auto_restart_metrics_address': '10.0.0.7',
+        'connect_worker_auto_restart_metrics_port': 9500,
+        # An explicit localhost is not the implicit one: point it at this interpreter.
+        'ansible_python_interpreter': sys.executable,
+    })
+    config = parse_config(json.loads((out / 'localhost.json').read_text()))
+    assert config.urls == ('http://127.0.0.1:8083',)
+    assert config.worker_id == 'task-a.example.com:18083'
+    assert (config.username, config.password, config.ca_path) == ('', '', '')
+    assert (config.max_restarts, config.poll_interval, config.metrics_address, config.metrics_port) == (5, 10, '10.0.0.7', 9500)
+    assert config.state_file == '/var/lib/connect-eu-watchdog/state.json'
+    unit = unit_directives((out / 'localhost.service').read_text())
+    assert unit['StateDirectory'] == ['connect-eu-watchdog']
+    paths = json.loads((out / 'localhost-paths.json').read_text())
+    assert paths['service'] == 'connect-eu-watchdog' and paths['metrics_url'] == 'http://10.0.0.7:9500/metrics'
+
+
+def role_tasks(name: str) -> List[Dict[str, Any]]:
+    """Tasks of a tasks file, blocks flattened."""
+    def flatten(tasks: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+        flat = []
+        for task in tasks:
+            flat.append(task)
+            for key in ('block', 'rescue', 'always'):
+                flat += flatten(task.get(key, []))
+        return flat
+    return flatten(yaml.safe_load((ROLE / 'tasks' / name).read_text()))
+
+
+def test_the_role_installs_every_file_the_watchdog_imports() -> None:
+    role_vars = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())
+    shipped = set(role_vars['__connect_worker_watchdog_files'])
+    module_utils = REPO_ROOT / 'plugins' / 'module_utils'
+    wanted = {'connect_watchdog.py'}
+    pending = ['connect_watchdog.py']
+    while pending:
+        tree = ast.parse((module_utils / pending.pop()).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and 'kafka_dr' in node.module:
+                pytest.fail('%s: the installed package has no ansible_collections; import relatively' % node.module)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module + '.py' not in wanted:
+                wanted.add(node.module + '.py')
+                pending.append(node.module + '.py')
+    assert wanted == shipped == {'connect_client.py', 'connect_watchdog.py'}
+
+
+def test_the_settings_file_is_private_and_notifies_only_the_watchdog() -> None:
+    tasks = {task['name']: task for task in role_tasks('auto_restart.yml')}
+    settings = tasks["Write the watchdog's settings (with the REST account, for the service user only)"]
+    copy = settings['ansible.builtin.copy']
+    assert (copy['mode'], copy['owner'], settings['no_log'], settings['diff']) == ('0600', '{{ kafka_install_user }}', True, False)
+    notified = {task.get('notify') for task in tasks.values()} - {None}
+    assert notified == {'connect_worker watchdog restart'}
+    handlers = yaml.safe_load((ROLE / 'handlers' / 'main.yml').read_text())
+    watchdog_handlers = [handler for handler in handlers if handler['listen'] == 'connect_worker watchdog restart']
+    assert [next(iter(set(handler) & {'ansible.builtin.systemd_service', 'ansible.builtin.include_tasks'}))
+            for handler in watchdog_handlers] == ['ansible.builtin.systemd_service', 'ansible.builtin.include_tasks']
