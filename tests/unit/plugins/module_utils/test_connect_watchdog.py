@@ -116,7 +116,7 @@ def test_restart_delays_follow_the_schedule() -> None:
 
 
 def test_a_task_that_keeps_failing_is_restarted_on_the_schedule(fake: FakeConnect, clock: Clock, state_file: Path,
-                                                                 log_lines: pytest.LogCaptureFixture) -> None:
+                                                                log_lines: pytest.LogCaptureFixture) -> None:
     fake.add_connector('flow-source', CONFIG)
     watchdog = watchdog_for(fake, clock, state_file)
     start = clock.now
@@ -376,7 +376,7 @@ def test_metrics_text_counts_restarts_polls_and_errors(fake: FakeConnect, clock:
 
 
 def test_a_refused_restart_counts_as_an_attempt_but_not_as_a_restart(fake: FakeConnect, clock: Clock, state_file: Path,
-                                                                      log_lines: pytest.LogCaptureFixture) -> None:
+                                                                     log_lines: pytest.LogCaptureFixture) -> None:
     fake.add_connector('flow-source', CONFIG)
     fake.fail_task('flow-source', 0, TRACE)
     fake.inject_error(404, 'Unknown task: flow-source-0', method='POST', path_contains='/restart')
