@@ -282,16 +282,27 @@ def delete_group(host: str, group: str) -> None:
 # ---- Kafka Connect REST, from inside a worker (the controller cannot resolve the workers) ----
 
 # The REST account and the request body travel on stdin: nothing secret on a command line.
+# Answers of a group in the middle of a rebalance (409, 503, and the 500s that say so) are
+# retried for up to a minute, as the collection's client does: a test reads settled state.
 _REST_SNIPPET = """
-import json, sys, requests
+import json, sys, time, requests
 method, url, ca = sys.argv[1], sys.argv[2], sys.argv[3]
 request = json.loads(sys.stdin.read())
-answer = requests.request(method, url, data=request['body'], auth=tuple(request['auth']) if request['auth'] else None,
-                          verify=ca, headers={'Content-Type': 'application/json'}, timeout=60)
-try:
-    body = answer.json() if answer.content else None
-except ValueError:  # the 401 page of the REST server is not JSON
-    body = answer.text
+deadline = time.monotonic() + 60
+while True:
+    answer = requests.request(method, url, data=request['body'],
+                              auth=tuple(request['auth']) if request['auth'] else None,
+                              verify=ca, headers={'Content-Type': 'application/json'}, timeout=60)
+    try:
+        body = answer.json() if answer.content else None
+    except ValueError:  # the 401 page of the REST server is not JSON
+        body = answer.text
+    message = str(body.get('message', '')) if isinstance(body, dict) else ''
+    transient = answer.status_code in (409, 503) or (
+        answer.status_code == 500 and ('rebalance is expected' in message or 'stale configuration' in message))
+    if not transient or time.monotonic() > deadline:
+        break
+    time.sleep(1)
 print(json.dumps({'status': answer.status_code, 'body': body}))
 """
 
