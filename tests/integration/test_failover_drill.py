@@ -20,7 +20,8 @@ reverse flow copies what producers wrote on dst during the outage to the source,
 original flow resumes, and the group continues on the source with nothing skipped; the
 PySpark validator then checks both directions.
 
-`make drill` runs this module alone and prints the figures (-s).
+`make drill` runs this module alone and prints the figures (-s); every run also appends them
+to build/drill-figures.jsonl.
 """
 
 from __future__ import annotations
@@ -123,8 +124,16 @@ def wait_for_checkpoint(group: str, committed: dict[str, int]) -> None:
     lab.wait_until(covered, 180, f"checkpoints of {group} to cover its commits", interval=3)
 
 
+FIGURES_FILE = lab.REPO_ROOT / "build" / "drill-figures.jsonl"
+
+
 def figures(name: str, **values_: Any) -> None:
+    """Printed (seen with -s, as `make drill` runs) and appended to build/drill-figures.jsonl,
+    so a run of the whole suite keeps them too."""
     print(f"\nDRILL {name}: " + ", ".join(f"{key}={value}" for key, value in values_.items()))
+    FIGURES_FILE.parent.mkdir(exist_ok=True)
+    with FIGURES_FILE.open("a", encoding="utf-8") as figures_file:
+        figures_file.write(json.dumps({"run": RUN_ID, "figure": name, **values_}, default=str) + "\n")
 
 
 @pytest.fixture(scope="module")
