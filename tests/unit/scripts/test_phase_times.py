@@ -80,3 +80,30 @@ def test_main_prints_the_table_and_fails_over_budget(
     report = json.loads(output.read_text(encoding="utf-8"))
     assert [phase["name"] for phase in report["phases"]] == ["check", "integration"]
     assert report["over_budget"] == ["phase integration took 700 s, over its budget of 600 s"]
+
+
+def write_timed_phases(path: Path, *rows: tuple[str, float, int, float]) -> Path:
+    path.write_text("".join(f"{name}\t{seconds}\t{status}\t{started}\n" for name, seconds, status, started in rows),
+                    encoding="utf-8")
+    return path
+
+
+def test_phases_side_by_side_count_once_in_the_total(phase_times: ModuleType, tmp_path: Path) -> None:
+    # check 0-100, then integration 100-400 and molecule 100-300 side by side: 400 s of wall time.
+    budget = {"total": 450.0}
+    tsv = write_timed_phases(tmp_path / "p.tsv", ("setup", 50.0, 0, 950.0), ("check", 100.0, 0, 1000.0),
+                             ("integration", 300.0, 0, 1100.0), ("molecule", 200.0, 0, 1100.0))
+    phases = phase_times.read_phases(tsv, budget)
+    assert phase_times.wall_time_of_tests(phases) == pytest.approx(400.0)
+    assert phase_times.over_budget(phases, budget) == []
+    assert phase_times.over_budget(phases, {"total": 350.0}) == [
+        "the test phases took 400 s, over their budget of 350 s"]
+
+
+def test_table_gives_the_wall_times(phase_times: ModuleType, tmp_path: Path) -> None:
+    tsv = write_timed_phases(tmp_path / "p.tsv", ("setup", 60.0, 0, 0.0), ("check", 60.0, 0, 60.0),
+                             ("integration", 120.0, 0, 120.0), ("molecule", 60.0, 0, 120.0))
+    table = phase_times.table(phase_times.read_phases(tsv, {}))
+    rows = {row.split()[0]: row.split()[1] for row in table.splitlines()}
+    assert rows["tests"] == "3m00s"
+    assert rows["total"] == "4m00s"
