@@ -35,11 +35,15 @@ demo: lab
 	ansible-playbook playbooks/validate.yml
 	@scripts/demo_summary.sh
 
-# Quick loop: every unit test, lint and sanity, with no docker and no lab.
-check: unit lint sanity
+# Quick loop: every unit test, lint and sanity, with no docker and no lab. The three run side
+# by side (the unit tests mostly wait for Spark and ansible-playbook); each one's output is
+# printed whole when it ends.
+check: venv
+	@$(MAKE) --no-print-directory -j 3 --output-sync=target unit lint sanity
 
+# Two test processes: most of the time goes to Spark jobs and playbook runs that wait.
 unit: venv
-	$(PYTEST) -q tests/unit
+	$(PYTEST) -q -n 2 tests/unit
 
 # Only the in-process unit tests (no ansible-playbook, no Spark JVM): seconds.
 unit-fast: venv
