@@ -37,8 +37,8 @@ demo: lab
 
 # Quick loop: every unit test, lint and sanity, with no docker and no lab. The three run side
 # by side (the unit tests mostly wait for Spark and ansible-playbook); each one's output is
-# printed whole when it ends.
-check: venv
+# printed whole when it ends. The one sub-make builds their shared venv prerequisite once.
+check:
 	@$(MAKE) --no-print-directory -j 3 --output-sync=target unit lint sanity
 
 # Two test processes: most of the time goes to Spark jobs and playbook runs that wait.

@@ -35,8 +35,7 @@ side_by_side() {
   wait "$molecule_pid"
   molecule_status=$?
   if [ "$molecule_status" -eq 0 ]; then
-    sed -n '/^INFO.*Executed\|^INFO.*Executing/p' build/molecule.log | tail -n 30
-    echo "==> molecule: passed"
+    echo "==> molecule: passed (output: build/molecule.log)"
   else
     tail -n 200 build/molecule.log
     echo "==> molecule: FAILED (exit $molecule_status), see build/molecule.log"
