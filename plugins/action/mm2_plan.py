@@ -20,9 +20,11 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import exp
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs, reverse_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAULT_CONNECTOR_PREFIX, DEFAULT_SECRETS_DIR, plan
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs import log_append_time
 
 ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
-    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow']},
+    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow',
+                                                            'log_append_time']},
     # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
     'clusters': {'type': 'raw'},
     'flows': {'type': 'raw'},
@@ -41,6 +43,9 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'existing': {'type': 'dict'},
     # describe_flow and failover
     'flow': {'type': 'str'},
+    # log_append_time: expect's log_append_time_topics, and TopicCommand --describe output per cluster alias
+    'wanted': {'type': 'dict'},
+    'described': {'type': 'dict', 'default': {}},
 }
 REQUIRED_IF = [
     ('operation', 'plan', ('clusters', 'flows', 'builtin_defaults')),
@@ -49,6 +54,7 @@ REQUIRED_IF = [
     ('operation', 'describe_flow', ('flow', 'clusters', 'flows')),
     ('operation', 'failover', ('flow', 'clusters', 'flows', 'plan')),
     ('operation', 'reverse_flow', ('flow', 'flows')),
+    ('operation', 'log_append_time', ('wanted',)),
 ]
 INVALID_MODEL = {
     'plan': 'the MirrorMaker 2 model is invalid; nothing was changed',
@@ -100,6 +106,10 @@ def run_reverse_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> D
     return reverse_flow({'flow': args['flow'], 'flows': args['flows']})
 
 
+def run_log_append_time(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return log_append_time({'wanted': args['wanted'], 'described': args['described']})
+
+
 OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str, Any]]] = {
     'plan': run_plan,
     'expect': run_expect,
@@ -107,6 +117,7 @@ OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str,
     'describe_flow': run_describe_flow,
     'failover': run_failover,
     'reverse_flow': run_reverse_flow,
+    'log_append_time': run_log_append_time,
 }
 
 

@@ -20,6 +20,9 @@ description:
     C(${file:...}) placeholders). Every problem of the model is reported at once and fails the task.
   - O(operation=expect) takes a plan and the topics of each source cluster and returns the topics MM2 must create on
     each cluster (remote topics, checkpoints, offset syncs, heartbeats) and which connectors must have tasks.
+  - O(operation=log_append_time) takes the replicated heartbeats topics that O(operation=expect) returned and the output
+    of Kafka's C(TopicCommand --describe) for them, and returns those whose C(message.timestamp.type) is not
+    C(LogAppendTime) (the replication latency is measured with broker timestamps).
   - O(operation=orphans) takes a plan and the connectors of a Connect cluster (from M(kafka_dr.mm2.connector_info)) and
     returns those the plan's naming marks as its own that no flow asks for any more.
   - O(operation=describe_flow) returns what a check of one flow needs, namely the aliases and bootstrap servers of its clusters,
@@ -40,7 +43,7 @@ options:
   operation:
     description: What to compute.
     type: str
-    choices: [plan, expect, orphans, describe_flow, failover, reverse_flow]
+    choices: [plan, expect, orphans, describe_flow, failover, reverse_flow, log_append_time]
     default: plan
   clusters:
     description:
@@ -107,6 +110,17 @@ options:
         C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
+  wanted:
+    description:
+      - With O(operation=log_append_time), the topics that must use LogAppendTime, per cluster alias
+        (RV(log_append_time_topics) of O(operation=expect)). Required then.
+    type: dict
+  described:
+    description:
+      - With O(operation=log_append_time), the standard output of C(TopicCommand --describe --topic <pattern>) run on
+        each cluster alias with RV(log_append_time_patterns).
+    type: dict
+    default: {}
 attributes:
   check_mode:
     support: full
@@ -252,7 +266,7 @@ expected_topics:
   description: Alias -> topics MM2 must create there.
   returned: expect
   type: dict
-  sample: {"dst": ["heartbeats", "src.checkpoints.internal", "src.foo.orders"], "src": ["mm2-offset-syncs.dst.internal"]}
+  sample: {"dst": ["src.checkpoints.internal", "src.foo.orders", "src.heartbeats"], "src": ["heartbeats", "mm2-offset-syncs.dst.internal"]}
 timeouts:
   description: Alias -> seconds to wait for its topics.
   returned: expect
@@ -266,6 +280,27 @@ unverified_flows:
   returned: expect
   type: list
   elements: str
+log_append_time_topics:
+  description:
+    - Alias -> the replicated heartbeats topics (C(<source><separator>heartbeats)) MM2 must create there; they need
+      C(message.timestamp.type=LogAppendTime) for the replication latency to be measured.
+  returned: expect
+  type: dict
+  sample: {"dst": ["src.heartbeats"]}
+log_append_time_patterns:
+  description: Alias -> one regular expression of its RV(log_append_time_topics), for C(TopicCommand --describe --topic).
+  returned: expect
+  type: dict
+  sample: {"dst": "src\\.heartbeats"}
+to_alter:
+  description: The topics described with a timestamp type other than LogAppendTime, each with C(alias) and C(topic).
+  returned: log_append_time
+  type: list
+  elements: dict
+absent:
+  description: Alias -> wanted topics the description does not show (not created yet, or not visible to the account).
+  returned: log_append_time
+  type: dict
 orphans:
   description: Connectors to delete when pruning.
   returned: orphans
@@ -324,10 +359,20 @@ offset_syncs_bootstrap:
   returned: describe_flow
   type: str
 heartbeats_topic:
-  description: Name of the heartbeats topic MM2 writes on the target.
+  description: Name of the heartbeats topic the flow's heartbeat connector writes (on the cluster RV(heartbeats_alias)).
   returned: describe_flow
   type: str
   sample: heartbeats
+heartbeats_location:
+  description: C(source) or C(target), the flow's C(heartbeats_topic_location).
+  returned: describe_flow
+  type: str
+  sample: source
+heartbeats_alias:
+  description: Alias of the cluster holding the heartbeats topic the flow's heartbeat connector writes.
+  returned: describe_flow
+  type: str
+  sample: src
 remote_heartbeats_topic:
   description: Where the source's heartbeats land on the target (prefixed under both policies).
   returned: describe_flow

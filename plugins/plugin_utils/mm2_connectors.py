@@ -16,7 +16,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     ModelErrors,
     connect_settings,
 )
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import CheckedFlow, Patterns
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import CheckedFlow, Patterns, heartbeats_alias
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
     OFFSET_SYNCS_LOCATION_KEY,
     POLICY_CLASS_KEY,
@@ -40,8 +40,8 @@ def common_settings(flow: Mapping[str, Any], kind: str, tasks_max: int,
                     source_connection: Mapping[str, str], target_connection: Mapping[str, str]) -> Dict[str, str]:
     """What all three connectors share: aliases, both clusters, the naming policy and byte-exact converters.
 
-    producer.override.* points the worker's producer at the flow's target, so records land there
-    whichever Kafka cluster backs the Connect workers.
+    producer.override.* points the worker's producer at target_connection, the cluster the connector
+    writes into, whichever Kafka cluster backs the Connect workers.
     """
     settings = {
         'connector.class': MIRROR_CLASSES[kind],
@@ -127,6 +127,16 @@ def apply_extra_config(where: str, kind: str, config: Mapping[str, str], extra: 
     return merged
 
 
+def written_cluster(flow: Mapping[str, Any], kind: str) -> str:
+    """Alias of the cluster a connector writes into: the flow's target, except for heartbeats kept on the source.
+
+    MirrorHeartbeatConnector creates its topic with its target.cluster.* admin client and Connect's
+    producer writes the records; both then reach the source, while the aliases stay the flow's, so
+    every heartbeat says <source> -> <target> and the source connector mirrors them to the target.
+    """
+    return heartbeats_alias(flow) if kind == 'heartbeat' else str(flow['target'])
+
+
 def render_connectors(where: str, checked: CheckedFlow, connector_prefix: str, secrets_dir: str,
                       connections: Mapping[str, Mapping[str, str]], errors: ModelErrors) -> List[Dict[str, Any]]:
     """The source, checkpoint and heartbeat connector of one checked flow, in deploy order."""
@@ -138,7 +148,8 @@ def render_connectors(where: str, checked: CheckedFlow, connector_prefix: str, s
     }
     connectors = []
     for kind in CONNECTOR_KINDS:
-        config = common_settings(flow, kind, checked.tasks_max[kind], connections[flow['source']], connections[flow['target']])
+        written = written_cluster(flow, kind)
+        config = common_settings(flow, kind, checked.tasks_max[kind], connections[flow['source']], connections[written])
         config.update(specific[kind])
         config = apply_extra_config(where, kind, config, checked.extra[kind], errors)
         secret_files = secret_files_in(config)

@@ -11,7 +11,9 @@ describe_flow(request) takes
 
 and returns errors, or the flow's source/target aliases and bootstrap servers, a regular
 expression of the source topics it replicates, its replication policy and separator, and
-the names and place of its checkpoints, offset-syncs and heartbeats topics.
+the names and place of its checkpoints, offset-syncs and heartbeats topics (the heartbeats of a
+flow with heartbeats_topic_location source are written on the source and replicated to the
+target as remote_heartbeats_topic; with target, on the target, and nothing replicates them).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import (
     check_patterns,
     effective_flow,
     flow_name,
+    heartbeats_alias,
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
     OFFSET_SYNCS_LOCATION_KEY,
@@ -39,14 +42,16 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
     ReplicationNaming,
 )
 
-# MM2's own defaults of the options that decide names and topics (the mirrormaker role's
-# built-in flow defaults keep them): used when no built-in defaults are given.
+# Defaults of the options that decide names and topics (MM2's own, which the mirrormaker role's
+# built-in flow defaults keep, but for the heartbeats' place): used when no built-in defaults are given.
 MM2_FLOW_DEFAULTS: Dict[str, Any] = {
     'topics': ['.*'],
     'topics_exclude': None,
     'replication_policy': 'default',
     'separator': '.',
     'offset_syncs_topic_location': 'source',
+    # Not MM2's own (it writes heartbeats to the target): the role's, so that flows it deployed are described as they run.
+    'heartbeats_topic_location': 'source',
 }
 FLOW_ARROW = '->'
 
@@ -157,5 +162,7 @@ def describe_flow(request: Mapping[str, Any]) -> Dict[str, Any]:
         'offset_syncs_topic': offset_syncs_topic,
         'offset_syncs_bootstrap': bootstrap[offset_syncs_alias],
         'heartbeats_topic': naming.heartbeats_topic,
+        'heartbeats_location': str(flow['heartbeats_topic_location']),
+        'heartbeats_alias': heartbeats_alias(flow),
         'remote_heartbeats_topic': naming.remote_heartbeats_topic(source),
     }

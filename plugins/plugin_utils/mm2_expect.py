@@ -6,8 +6,10 @@ must have tasks.
 
 expect(request) takes the planned flows (plan()['flows']), the topics of each source cluster
 ({alias: [topic, ...]}) and a base timeout, and returns expected_topics ({alias: [topic, ...]}),
-timeouts ({alias: seconds}), min_tasks ({connector: n}) and unverified_flows (flows whose
-topics cannot be predicted: a custom replication policy or topic filter).
+timeouts ({alias: seconds}), min_tasks ({connector: n}), unverified_flows (flows whose
+topics cannot be predicted: a custom replication policy or topic filter) and
+log_append_time_topics ({alias: [topic, ...]}: the replicated heartbeats topics, whose broker
+timestamps measure the replication latency).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Dict, List, Mapping, Set
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import as_int, as_pattern_list
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import ReplicationNaming
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import connector_of, emits_offset_syncs
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs import describe_pattern
 
 # MM2 (Kafka 4) default of topics.exclude, used when a flow keeps it.
 MM2_DEFAULT_TOPICS_EXCLUDE = ('mm2.*\\.internal', '.*\\.replica', '__.*')
@@ -51,6 +54,10 @@ def has_custom_topic_filter(config: Mapping[str, str]) -> bool:
     return 'topic.filter.class' in config and not config['topic.filter.class'].strip().endswith('.DefaultTopicFilter')
 
 
+def emits_heartbeats(config: Mapping[str, str]) -> bool:
+    return config.get('emit.heartbeats.enabled', 'true') == 'true'
+
+
 def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
     listings: Mapping[str, List[str]] = request.get('topics') or {}
     base_timeout = int(request.get('timeout_seconds') or DEFAULT_TIMEOUT_SECONDS)
@@ -58,6 +65,7 @@ def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
     timeouts: Dict[str, int] = {}
     min_tasks: Dict[str, int] = {}
     unverified: List[str] = []
+    log_append_time: Dict[str, Set[str]] = {}
 
     def want(alias: str, topic: str, timeout: int) -> None:
         expected.setdefault(alias, set()).add(topic)
@@ -84,10 +92,19 @@ def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
                 alias, topic = naming.offset_syncs_placement(flow['source'], flow['target'], location)
                 want(alias, topic, base_timeout)
             want(flow['target'], checkpoint_naming.checkpoints_topic(flow['source']), base_timeout)
-            want(flow['target'], naming.heartbeats_topic, base_timeout)
+            # The heartbeat connector creates its topic when it starts, emitting or not.
+            heartbeats_cluster = flow.get('heartbeats_cluster') or flow['target']
+            want(heartbeats_cluster, naming.heartbeats_topic, base_timeout)
+            remote_heartbeats = naming.remote_heartbeats_topic(flow['source'])
+            # Heartbeats kept on the source reach the target at the source connector's next topic
+            # refresh, even when the listing above predates the heartbeats topic.
+            if heartbeats_cluster == flow['source'] and selection.replicate_heartbeats and emits_heartbeats(heartbeat['config']):
+                want(flow['target'], remote_heartbeats, base_timeout + refresh)
+            if remote_heartbeats in expected.get(flow['target'], set()):
+                log_append_time.setdefault(flow['target'], set()).add(remote_heartbeats)
         min_tasks[source['name']] = 1 if remote else 0
         min_tasks[checkpoint['name']] = 0
-        min_tasks[heartbeat['name']] = 1 if heartbeat['config'].get('emit.heartbeats.enabled', 'true') == 'true' else 0
+        min_tasks[heartbeat['name']] = 1 if emits_heartbeats(heartbeat['config']) else 0
     present: Mapping[str, List[str]] = request.get('present') or {}
     return {
         'missing_topics': {alias: sorted(topics - set(present.get(alias, [])))
@@ -96,4 +113,7 @@ def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
         'timeouts': timeouts,
         'min_tasks': min_tasks,
         'unverified_flows': unverified,
+        'log_append_time_topics': {alias: sorted(topics) for alias, topics in sorted(log_append_time.items())},
+        # What TopicCommand --describe --topic takes to show them, one run per cluster.
+        'log_append_time_patterns': {alias: describe_pattern(topics) for alias, topics in sorted(log_append_time.items())},
     }

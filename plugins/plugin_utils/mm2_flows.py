@@ -22,7 +22,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     deep_merge,
     without_nulls,
 )
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import OFFSET_SYNCS_LOCATIONS, POLICY_CLASSES
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import HEARTBEATS_LOCATIONS, OFFSET_SYNCS_LOCATIONS, POLICY_CLASSES
 
 FLOW_REQUIRED_OPTIONS = ('source', 'target')
 BOOLEAN_FLOW_OPTIONS = (
@@ -98,6 +98,9 @@ def check_choices(where: str, flow: Mapping[str, Any], errors: ModelErrors) -> N
                    'extra_config as replication.policy.class on all three connectors)' % flow.get('replication_policy'))
     if flow.get('offset_syncs_topic_location') not in OFFSET_SYNCS_LOCATIONS:
         errors.add(where, 'offset_syncs_topic_location must be "source" or "target", got %r' % flow.get('offset_syncs_topic_location'))
+    if flow.get('heartbeats_topic_location') not in HEARTBEATS_LOCATIONS:
+        errors.add(where, 'heartbeats_topic_location must be "source" (heartbeats replicated to the target, latency measurable) '
+                   'or "target" (stock MM2), got %r' % flow.get('heartbeats_topic_location'))
     separator = flow.get('separator')
     if not isinstance(separator, str) or not separator:
         errors.add(where, 'separator must be a non-empty string, got %r' % separator)
@@ -210,6 +213,11 @@ def check_extra_config(where: str, flow: Mapping[str, Any], errors: ModelErrors)
             settings = {}
         extra[kind] = dict(settings)
     return extra
+
+
+def heartbeats_alias(flow: Mapping[str, Any]) -> str:
+    """Alias of the cluster whose heartbeats topic the flow's heartbeat connector writes."""
+    return str(flow['source'] if flow.get('heartbeats_topic_location') == 'source' else flow['target'])
 
 
 def flow_name(flow: Mapping[str, Any]) -> str:

@@ -37,6 +37,8 @@ POLICY_CLASSES = {'default': DEFAULT_POLICY_CLASS, 'identity': IDENTITY_POLICY_C
 DEFAULT_SEPARATOR = '.'
 HEARTBEATS_TOPIC = 'heartbeats'
 OFFSET_SYNCS_LOCATIONS = ('source', 'target')
+# Cluster of a flow the heartbeat connector writes into (a role option; stock MM2 writes to the target).
+HEARTBEATS_LOCATIONS = ('source', 'target')
 
 # Connector settings that shape the names.
 POLICY_CLASS_KEY = 'replication.policy.class'

@@ -28,7 +28,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import CONNECTOR_KINDS, ModelErrors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import render_connectors
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label, heartbeats_alias
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import OFFSET_SYNCS_LOCATION_KEY, ReplicationNaming
 
 DEFAULT_SECRETS_DIR = '/etc/kafka/connect/secrets'
@@ -59,6 +59,8 @@ def plan_flow(index: int, given: Any, request: Mapping[str, Any], connections: M
         'target': flow['target'],
         'connect_cluster': flow.get('connect_cluster') or None,
         'deploy_here': checked.hosts is None or request.get('deploy_host') in checked.hosts,
+        # The cluster holding the heartbeats topic the flow's heartbeat connector writes.
+        'heartbeats_cluster': heartbeats_alias(flow),
         'connectors': connectors,
     }
 

@@ -589,11 +589,14 @@ class Grant:
 
 def flow_grants(source_host: str, target_host: str, source_alias: str, target_alias: str) -> list[Grant]:
     """What User:mm2 needs beyond the lab's own src -> dst rights to run another flow between lab
-    brokers (brokers a test started have no authorizer and need nothing): read on the source,
-    the remote topics, heartbeats and offset syncs (kept on the target, so named after the source) on the target."""
+    brokers (brokers a test started have no authorizer and need nothing): read on the source and
+    its heartbeats topic (heartbeats_topic_location: source, the default), the remote topics
+    (replicated heartbeats and their LogAppendTime included), heartbeats (flows keeping them on
+    the target) and offset syncs (kept on the target, so named after the source) on the target."""
     grants: list[Grant] = []
     if source_host in LAB_BROKERS:
         grants += [Grant(source_host, ("Read", "Describe", "DescribeConfigs"), ("--topic", "*")),
+                   Grant(source_host, ("Create", "Describe", "DescribeConfigs", "Write"), ("--topic", "heartbeats")),
                    Grant(source_host, ("Describe",), ("--group", "*")),
                    Grant(source_host, ("Describe",), ("--cluster",))]
     if target_host in LAB_BROKERS:

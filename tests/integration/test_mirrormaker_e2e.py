@@ -79,6 +79,18 @@ def lab_flow(lab_brokers: tuple[str, str]) -> tuple[str, ...]:
     return FLOW_CONNECTORS
 
 
+def test_heartbeats_written_on_the_source_reach_the_target_with_broker_timestamps(lab_flow: tuple[str, ...]) -> None:
+    """heartbeats_topic_location: source (the default): the heartbeat connector writes src's heartbeats,
+    the flow mirrors them to dst as src.heartbeats, and the role gave that topic LogAppendTime."""
+    assert "heartbeats" in lab.topic_names(SOURCE)
+    assert "src.heartbeats" in lab.topic_names(TARGET)
+    assert lab.topic_config(TARGET, "src.heartbeats").get("message.timestamp.type") == "LogAppendTime"
+    before = sum(lab.end_offsets(TARGET, "src.heartbeats").values())
+    # The lab emits a heartbeat every 5 s: new ones keep arriving.
+    lab.wait_until(lambda: sum(lab.end_offsets(TARGET, "src.heartbeats").values()) > before or None,
+                   REPLICATION_TIMEOUT, "a new heartbeat in src.heartbeats on dst")
+
+
 @dataclass(frozen=True)
 class OrdersScenario:
     topic: str
@@ -263,6 +275,8 @@ def test_bidirectional_flows_replicate_both_ways_without_loops(active_active: Ac
                    f"dst.{topics.barrier} on src")
     source_topics = lab.topic_names(SOURCE)
     target_topics = lab.topic_names(TARGET)
+    # Each flow writes heartbeats on its source and mirrors them once; none comes back (dst.src.heartbeats).
+    assert {"heartbeats", "dst.heartbeats"} <= source_topics and {"heartbeats", "src.heartbeats"} <= target_topics
     assert f"dst.src.{topics.on_source}" not in source_topics
     assert not [topic for topic in source_topics if topic.startswith("dst.src.")]
     assert not [topic for topic in target_topics if topic.startswith("src.dst.")]

@@ -135,5 +135,8 @@ def test_two_sources_aggregate_into_one_target(aggregation: str) -> None:
     target_topics = lab.topic_names(TARGET)
     # Each source has its own checkpoints; the second flow keeps its offset syncs on the target.
     assert {"src.checkpoints.internal", "src2.checkpoints.internal", "mm2-offset-syncs.src2.internal"} <= target_topics
+    # Each source's heartbeats arrive under its own prefix, with broker timestamps.
+    assert {"src.heartbeats", "src2.heartbeats"} <= target_topics
+    assert lab.topic_config(TARGET, "src2.heartbeats").get("message.timestamp.type") == "LogAppendTime"
     for name in SECOND_FLOW_CONNECTORS:
         assert (lab.connector_status(name) or {}).get("connector", {}).get("state") == "RUNNING", name

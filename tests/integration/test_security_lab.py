@@ -124,11 +124,20 @@ def test_module_diff_masks_an_inline_secret(lab_secrets: dict[str, str]) -> None
 
 # ---- least privilege and ACL sync ----------------------------------------------------------------
 
-def test_mm2_is_read_only_on_the_source(lab_brokers: tuple[str, str]) -> None:
+def test_mm2_writes_only_its_heartbeats_on_the_source(lab_brokers: tuple[str, str]) -> None:
+    """Read-only on the source but for the heartbeats topic the flow's heartbeat connector writes there."""
     listing = lab.kafka_run(lab.SOURCE_BROKER, lab.ACL_COMMAND, "--bootstrap-server",
                             lab.bootstrap(lab.SOURCE_BROKER), "--list", "--principal", "User:mm2")
-    operations = {line.split("operation=")[1].split(",")[0] for line in listing.splitlines() if "operation=" in line}
-    assert operations == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, listing
+    operations: dict[str, set[str]] = {}
+    resource = ""
+    for line in listing.splitlines():
+        if "ResourcePattern(" in line:
+            resource = line.split("ResourcePattern(")[1].split(")")[0]
+        elif "operation=" in line:
+            operations.setdefault(resource, set()).add(line.split("operation=")[1].split(",")[0])
+    heartbeats = "resourceType=TOPIC, name=heartbeats, patternType=LITERAL"
+    assert operations.pop(heartbeats) == {"CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "WRITE"}, listing
+    assert set().union(*operations.values()) == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, listing
     assert "mm2-offset-syncs.src.internal" in lab.topic_names(lab.TARGET_BROKER)
     assert not [topic for topic in lab.topic_names(lab.SOURCE_BROKER) if topic.startswith("mm2-offset-syncs")]
 

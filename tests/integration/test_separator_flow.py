@@ -8,6 +8,7 @@ no other test's prune or flow meets it.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -73,7 +74,8 @@ def test_mm2_names_every_topic_with_the_separator(separator_flow: None) -> None:
     lab.wait_until(lambda: sum(lab.end_offsets(TARGET, REMOTE).values()) == RECORDS or None
                    if REMOTE in lab.topic_names(TARGET) else None, 240, f"{RECORDS} records in {REMOTE}")
     names = lab.topic_names(TARGET)
-    assert {REMOTE, CHECKPOINTS, OFFSET_SYNCS} <= names, sorted(names)
+    assert {REMOTE, CHECKPOINTS, OFFSET_SYNCS, f"{ALIAS}_heartbeats"} <= names, sorted(names)
+    assert lab.topic_config(TARGET, f"{ALIAS}_heartbeats").get("message.timestamp.type") == "LogAppendTime"
     assert f"{ALIAS}.{TOPIC}" not in names and f"{ALIAS}.checkpoints.internal" not in names
 
 
@@ -86,3 +88,7 @@ def test_the_validator_follows_the_flows_separator(separator_flow: None) -> None
     assert run.returncode == 0, run.output[-5000:]
     assert "verdict: PASS" in run.output, run.output[-3000:]
     assert CHECKPOINTS in run.output or any(CHECKPOINTS in path.read_text() for path in REPORTS.glob("*.json"))
+    # The flow's heartbeats, written on its source and mirrored as sepsrc_heartbeats with broker
+    # timestamps, give the report a latency.
+    latencies = [json.loads(path.read_text()).get("latency") or {} for path in REPORTS.glob("*.json")]
+    assert any(latency.get("p50_ms") is not None and latency.get("p99_ms") is not None for latency in latencies), latencies

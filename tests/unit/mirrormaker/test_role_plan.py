@@ -60,6 +60,23 @@ def test_lab_inventory_plans_the_one_way_flow(tmp_path: Path) -> None:
     assert source['offset-syncs.topic.location'] == 'target'
     assert source['refresh.topics.interval.seconds'] == '5'
     assert source['sync.topic.configs.interval.seconds'] == '5'
+    # Heartbeats are written on src with MM2's src credentials (the lab grants Write on its heartbeats
+    # topic), keep the flow's aliases and reach dst as src.heartbeats through the source connector.
+    heartbeat = plan['connectors'][2]['config']
+    for prefix in ('source.cluster.', 'target.cluster.', 'producer.override.'):
+        assert heartbeat[prefix + 'bootstrap.servers'] == 'src-kafka-1:9094'
+        assert heartbeat[prefix + 'sasl.jaas.config'].endswith(placeholder)
+    assert (heartbeat['source.cluster.alias'], heartbeat['target.cluster.alias']) == ('src', 'dst')
+    assert plan['flows'][0]['heartbeats_cluster'] == 'src'
+
+
+@pytest.mark.playbook
+def test_heartbeats_can_stay_on_the_target(tmp_path: Path) -> None:
+    flows = [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*'], 'heartbeats_topic_location': 'target'}]
+    plan = read_plan(tmp_path, str(REPO_ROOT / 'inventories' / 'lab'), {'plan_hosts': 'connect_workers', 'mm2_flows': flows})
+    heartbeat = plan['connectors'][2]['config']
+    assert heartbeat['target.cluster.bootstrap.servers'] == heartbeat['producer.override.bootstrap.servers'] == 'dst-kafka-1:9094'
+    assert plan['flows'][0]['heartbeats_cluster'] == 'dst'
 
 
 @pytest.mark.playbook

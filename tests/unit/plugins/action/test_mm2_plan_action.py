@@ -80,9 +80,13 @@ def test_model_warnings_become_task_warnings() -> None:
 def test_expect_and_orphans_read_a_plan() -> None:
     planned = run(plan_args())
     expected = run({'operation': 'expect', 'plan': planned, 'topics': {'src': ['foo.orders', 'bar']}, 'timeout_seconds': 30})
+    # Heartbeats are written on the source and replicated to the target (heartbeats_topic_location: source).
     assert expected['expected_topics'] == {
-        'dst': ['heartbeats', 'src.checkpoints.internal', 'src.foo.orders'], 'src': ['mm2-offset-syncs.dst.internal']}
+        'dst': ['src.checkpoints.internal', 'src.foo.orders', 'src.heartbeats'],
+        'src': ['heartbeats', 'mm2-offset-syncs.dst.internal']}
     assert expected['timeouts'] == {'dst': 630, 'src': 30}
+    assert expected['log_append_time_topics'] == {'dst': ['src.heartbeats']}
+    assert expected['log_append_time_patterns'] == {'dst': r'src\.heartbeats'}
     mirror_source = {'config': {'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector'}}
     existing = {'mm2-src-dst-source': mirror_source, 'mm2-old-dst-source': mirror_source}
     assert run({'operation': 'orphans', 'plan': planned, 'existing': existing})['orphans'] == ['mm2-old-dst-source']
@@ -96,10 +100,19 @@ def test_describe_flow_fails_on_an_unknown_flow() -> None:
     assert described['offset_syncs_topic'] == 'mm2-offset-syncs.dst.internal'
 
 
+def test_log_append_time_lists_the_topics_to_alter() -> None:
+    described = ('Topic: src.heartbeats\tTopicId: x\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: cleanup.policy=compact\n'
+                 '\tTopic: src.heartbeats\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n')
+    result = run({'operation': 'log_append_time', 'wanted': {'dst': ['src.heartbeats']}, 'described': {'dst': described}})
+    assert not result.get('failed') and result['changed'] is False
+    assert result['to_alter'] == [{'alias': 'dst', 'topic': 'src.heartbeats'}] and result['absent'] == {}
+
+
 @pytest.mark.parametrize(('args', 'message'), [
     ({'operation': 'plan', 'clusters': CLUSTERS}, 'missing: flows, builtin_defaults'),
     ({'operation': 'expect'}, 'missing: plan'),
     ({'operation': 'describe_flow', 'clusters': CLUSTERS, 'flows': FLOWS}, 'missing: flow'),
+    ({'operation': 'log_append_time'}, 'missing: wanted'),
     ({'operation': 'deploy'}, 'value of operation must be one of'),
     ({'operation': 'plan', 'clusters': CLUSTERS, 'flows': FLOWS, 'builtin_defaults': {}, 'flow_default': {}},
      'Unsupported parameters'),

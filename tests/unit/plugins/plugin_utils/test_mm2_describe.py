@@ -46,6 +46,18 @@ def test_the_lab_flow_gives_aliases_bootstraps_and_names() -> None:
     assert result['offset_syncs_topic'] == 'mm2-offset-syncs.dst.internal'
     assert result['offset_syncs_bootstrap'] == 'src-kafka-1:9094,src-kafka-2:9094'
     assert result['heartbeats_topic'] == 'heartbeats' and result['remote_heartbeats_topic'] == 'src.heartbeats'
+    assert (result['heartbeats_location'], result['heartbeats_alias']) == ('source', 'src')
+
+
+def test_heartbeats_kept_on_the_target_are_described_there() -> None:
+    result = described(site_defaults={'heartbeats_topic_location': 'target'})
+    assert (result['heartbeats_location'], result['heartbeats_alias']) == ('target', 'dst')
+    assert result['remote_heartbeats_topic'] == 'src.heartbeats'
+
+
+def test_a_bad_heartbeats_location_is_refused() -> None:
+    result = describe(site_defaults={'heartbeats_topic_location': 'nowhere'})
+    assert any('heartbeats_topic_location must be "source"' in error for error in result['errors'])
 
 
 def test_offset_syncs_on_the_target_are_read_from_the_target() -> None:

@@ -30,14 +30,49 @@ def test_one_flow_gives_three_named_connectors_in_deploy_order(plan_ok: PlanOk) 
 
 
 def test_every_connector_is_byte_exact_and_knows_both_clusters(plan_ok: PlanOk) -> None:
-    for config in by_kind(plan_ok()).values():
+    configs = by_kind(plan_ok())
+    for config in configs.values():
         assert config['key.converter'] == config['value.converter'] == config['header.converter'] == BYTES
         assert config['source.cluster.alias'] == 'src' and config['target.cluster.alias'] == 'dst'
         assert config['source.cluster.bootstrap.servers'] == 'src-kafka-1:9092'
-        assert config['target.cluster.bootstrap.servers'] == 'dst-kafka-1:9092'
-        # Records go to the flow's target whichever Kafka cluster backs the Connect workers.
-        assert config['producer.override.bootstrap.servers'] == 'dst-kafka-1:9092'
         assert all(isinstance(value, str) for value in config.values())
+    for kind in ('source', 'checkpoint'):
+        assert configs[kind]['target.cluster.bootstrap.servers'] == 'dst-kafka-1:9092'
+        # Records go to the flow's target whichever Kafka cluster backs the Connect workers.
+        assert configs[kind]['producer.override.bootstrap.servers'] == 'dst-kafka-1:9092'
+
+
+def test_heartbeats_are_written_on_the_source_by_default(plan_ok: PlanOk) -> None:
+    heartbeat = by_kind(plan_ok())['heartbeat']
+    # Its admin client (topic creation) and Connect's producer reach the source; the aliases stay
+    # the flow's, so each heartbeat says src -> dst once replicated as src.heartbeats.
+    assert heartbeat['target.cluster.bootstrap.servers'] == 'src-kafka-1:9092'
+    assert heartbeat['producer.override.bootstrap.servers'] == 'src-kafka-1:9092'
+    assert heartbeat['source.cluster.alias'] == 'src' and heartbeat['target.cluster.alias'] == 'dst'
+    assert heartbeat['emit.heartbeats.enabled'] == 'true'
+    assert 'heartbeats.replication.enabled' not in by_kind(plan_ok())['source']
+
+
+def test_heartbeats_on_the_target_keep_stock_mm2(plan_ok: PlanOk) -> None:
+    flows = [{'source': 'src', 'target': 'dst', 'heartbeats_topic_location': 'target'}]
+    heartbeat = by_kind(plan_ok(flows=flows))['heartbeat']
+    assert heartbeat['target.cluster.bootstrap.servers'] == 'dst-kafka-1:9092'
+    assert heartbeat['producer.override.bootstrap.servers'] == 'dst-kafka-1:9092'
+    assert plan_ok(flows=flows)['flows'][0]['heartbeats_cluster'] == 'dst'
+    assert plan_ok()['flows'][0]['heartbeats_cluster'] == 'src'
+
+
+def test_heartbeats_carry_the_credentials_of_the_cluster_they_reach(plan_ok: PlanOk, lab_clusters: Dict[str, Any]) -> None:
+    clusters = dict(lab_clusters, src={'bootstrap_servers': 'src:9096', 'security_protocol': 'SASL_SSL',
+                                       'sasl_mechanism': 'SCRAM-SHA-512', 'sasl_username': 'mm2',
+                                       'sasl_password_file': 'src.properties'})
+    result = plan_ok(clusters=clusters)
+    heartbeat = next(connector for connector in result['connectors'] if connector['kind'] == 'heartbeat')
+    placeholder = '${file:/etc/kafka/connect/secrets/src.properties:sasl.password}'
+    for prefix in ('source.cluster.', 'target.cluster.', 'producer.override.'):
+        assert placeholder in heartbeat['config'][prefix + 'sasl.jaas.config']
+        assert heartbeat['config'][prefix + 'security.protocol'] == 'SASL_SSL'
+    assert heartbeat['secret_file_names'] == ['src.properties']
 
 
 def test_defaults_put_correctness_first(plan_ok: PlanOk) -> None:
@@ -156,7 +191,9 @@ def test_secrets_are_placeholders_resolved_on_the_workers(plan_ok: PlanOk, lab_c
         assert source[prefix + 'ssl.endpoint.identification.algorithm'] == 'https'
     assert source['target.cluster.bootstrap.servers'] == 'b-1.example:9096,b-2.example:9096'
     assert result['secret_files'] == ['/etc/kafka/connect/secrets/dst.properties']
-    assert all(connector['secret_file_names'] == ['dst.properties'] for connector in result['connectors'])
+    # The heartbeat connector reaches only src (it writes heartbeats there), which has no secret here.
+    assert {connector['kind']: connector['secret_file_names'] for connector in result['connectors']} == {
+        'source': ['dst.properties'], 'checkpoint': ['dst.properties'], 'heartbeat': []}
     assert result['clusters']['dst']['client_properties']['config.providers'] == 'file'
     assert result['clusters']['dst']['client_properties']['sasl.jaas.config'] == jaas
 

@@ -31,6 +31,7 @@ def flow(**options: Any) -> List[Dict[str, Any]]:
     (flow(sync_group_offsets=True, emit_checkpoints=False), 'sync_group_offsets needs emit_checkpoints'),
     (flow(refresh_topics_interval_seconds=0), 'refresh_topics_interval_seconds must be a whole number of seconds >= 1'),
     (flow(emit_heartbeats='sometimes'), 'emit_heartbeats must be true or false'),
+    (flow(heartbeats_topic_location='both'), 'heartbeats_topic_location must be "source"'),
     (flow(replication_factor=0), 'replication_factor must be -1 (the broker default) or >= 1'),
     (flow(tasks_max={'source': 0}), 'tasks_max.source must be a whole number >= 1'),
     (flow(tasks_max={'sink': 2}), 'tasks_max keys must be source, checkpoint or heartbeat'),

@@ -23,9 +23,12 @@ def test_separator_underscore_from_plan_to_validator_inputs(
 
     expected = expect({'flows': planned['flows'], 'topics': {'src': ['foo_orders', 'dst_foo_orders', 'bar']},
                        'timeout_seconds': 60})
+    # Heartbeats are written on src under their own name and replicated with the separator.
     assert expected['expected_topics'] == {
-        'dst': ['heartbeats', 'mm2-offset-syncs_src_internal', 'src_checkpoints_internal', 'src_foo_orders'],
+        'dst': ['mm2-offset-syncs_src_internal', 'src_checkpoints_internal', 'src_foo_orders', 'src_heartbeats'],
+        'src': ['heartbeats'],
     }
+    assert expected['log_append_time_topics'] == {'dst': ['src_heartbeats']}
 
     inputs = describe_flow({'flow': 'src->dst', 'clusters': lab_clusters, 'flows': [FLOW], 'site_defaults': {},
                             'builtin_defaults': builtin_defaults})
@@ -35,6 +38,8 @@ def test_separator_underscore_from_plan_to_validator_inputs(
     assert inputs['offset_syncs_topic'] == 'mm2-offset-syncs_src_internal'
     assert inputs['offset_syncs_bootstrap'] == inputs['target_bootstrap'] == 'dst-kafka-1:9092'
     assert inputs['remote_heartbeats_topic'] == 'src_heartbeats'
+    assert (inputs['heartbeats_location'], inputs['heartbeats_alias']) == ('source', 'src')
+    assert inputs['remote_heartbeats_topic'] in expected['expected_topics']['dst']
     # The check validates exactly the source topics whose copies the role waits for.
     source_topics = ['foo_orders', 'dst_foo_orders', 'bar', 'foo_x_internal']
     assert [topic for topic in source_topics if re.fullmatch(inputs['topics_regex'], topic)] == ['foo_orders']
