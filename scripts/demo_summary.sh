@@ -38,3 +38,22 @@ print(answer.status_code, answer.text)' "$worker" < "$rest_password_file" 2>/dev
     printf '%-12s GET /      %s\n' "$worker" "$info"
   fi
 done
+
+# Live figures from the lab's Prometheus (playbooks/monitoring.yml), published on loopback.
+prometheus=http://127.0.0.1:19090
+figure() {
+  curl --silent --fail --get --data-urlencode "query=$2" "$prometheus/api/v1/query" | python3 -c '
+import json, math, sys
+label, unit = sys.argv[1], sys.argv[2]
+values = [float(r["value"][1]) for r in json.load(sys.stdin)["data"]["result"]]
+values = [v for v in values if not math.isnan(v)]
+print("%-44s %s" % (label, ("%.1f %s" % (max(values), unit)) if values else "no data yet"))' "$1" "$3" \
+    || echo "$1: Prometheus at $prometheus did not answer"
+}
+echo
+echo "Prometheus: $prometheus (alerts: $prometheus/alerts)"
+figure "records/s replicated (last minute)" 'sum(rate(kafka_connect_mirror_source_records_total[1m]))' "records/s"
+figure "heartbeat replication latency, p99 of 5 min" \
+  'max(quantile_over_time(0.99, kafka_connect_mirror_source_replication_latency_ms_max{topic=~"(.+[.])?heartbeats"}[5m]))' ms
+figure "records not yet read from the source (lag)" 'sum(kafka_connect_mirror_source_consumer_records_lag)' records
+figure "alerts firing" 'count(ALERTS{alertstate="firing"}) or vector(0)' ""

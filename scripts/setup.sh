@@ -30,6 +30,7 @@ scripts/ensure_docker.sh
 scripts/build_base_image.sh
 scripts/build_kafka_dist.sh
 scripts/fetch_spark_jars.sh
+scripts/fetch_jmx_exporter.sh
 
 # The validation job runs on a lab task node: ship pyspark as wheels built here, so
 # the node installs it without reaching a package index.

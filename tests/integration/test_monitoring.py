@@ -1,0 +1,170 @@
+"""The lab's Prometheus scrapes every broker and worker, and no alert or dashboard query is dead.
+
+Every PromQL expression of the alert rules (extensions/monitoring/prometheus) and of the
+Grafana dashboard (extensions/monitoring/grafana) runs against the lab's Prometheus
+(playbooks/monitoring.yml). A dashboard query must return series. An alert expression
+returns nothing while all is well, so each metric selector in it must return series: a
+rule that reads a metric the exporters do not serve (a renamed bean, a rule typo) would
+never fire, and this is where that shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from tests.integration import lab
+
+PROMETHEUS = "http://127.0.0.1:19090"
+MONITORING = lab.REPO_ROOT / "extensions" / "monitoring"
+ALERT_RULES = MONITORING / "prometheus" / "mm2_alerts.yml"
+DASHBOARD = MONITORING / "grafana" / "mm2-overview.json"
+EXPECTED_TARGETS = {"kafka-connect": 2, "kafka-connect-watchdog": 2, "kafka-broker": 2}
+TIMEOUT = 240
+
+# The restart watchdog serves a series per connector or task only once it restarted it
+# (tests/integration/test_auto_restart.py reads them after a real restart).
+AFTER_A_RESTART_ONLY = {"kafka_dr_connect_restarts_total", "kafka_dr_connect_restart_cap_reached"}
+
+# Grafana's variables, as the dashboard's "All" would set them.
+GRAFANA_VARIABLES = {"$__rate_interval": "1m", "$connector": ".*", "$flow": ".*", "$source": ".*",
+                     "$target": ".*", "$worker": ".*"}
+PROMQL_WORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless",
+                "offset", "inf", "nan"}
+LABEL_LISTS = re.compile(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)")
+SELECTOR = re.compile(r"(?<![\w.$])([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\{[^}]*\})?")
+
+
+def query(expression: str) -> list[dict[str, Any]]:
+    url = f"{PROMETHEUS}/api/v1/query?{urllib.parse.urlencode({'query': expression})}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            answer = json.load(response)
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"Prometheus refused {expression!r}: {error.read().decode(errors='replace')}") from error
+    assert answer["status"] == "success", f"{expression!r}: {answer}"
+    return answer["data"]["result"]
+
+
+def targets_by_job() -> dict[str, list[dict[str, Any]]]:
+    with urllib.request.urlopen(f"{PROMETHEUS}/api/v1/targets?state=active", timeout=30) as response:
+        active = json.load(response)["data"]["activeTargets"]
+    jobs: dict[str, list[dict[str, Any]]] = {}
+    for target in active:
+        jobs.setdefault(target["labels"]["job"], []).append(target)
+    return jobs
+
+
+def selectors(expression: str) -> list[str]:
+    """The metric selectors of a PromQL expression (name plus label matchers), without functions."""
+    text = LABEL_LISTS.sub(" ", expression)
+    found = []
+    for match in SELECTOR.finditer(text):
+        name, matchers = match.group(1), match.group(2) or ""
+        if name.lower() in PROMQL_WORDS or text[match.end():].lstrip().startswith("("):
+            continue
+        found.append(name + matchers)
+    return found
+
+
+def alert_expressions() -> Iterator[tuple[str, str]]:
+    for group in yaml.safe_load(ALERT_RULES.read_text())["groups"]:
+        for rule in group["rules"]:
+            yield rule.get("alert") or rule["record"], rule["expr"]
+
+
+def with_variables(expression: str) -> str:
+    for variable, value in GRAFANA_VARIABLES.items():
+        expression = expression.replace(variable, value)
+    return expression
+
+
+def dashboard_expressions() -> Iterator[tuple[str, str]]:
+    dashboard = json.loads(DASHBOARD.read_text())
+
+    def panels(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for panel in items:
+            yield panel
+            yield from panels(panel.get("panels", []))
+
+    for panel in panels(dashboard["panels"]):
+        for target in panel.get("targets", []):
+            if target.get("expr"):
+                yield panel["title"], with_variables(target["expr"])
+    for variable in dashboard.get("templating", {}).get("list", []):
+        definition = variable.get("query")
+        text = definition.get("query", "") if isinstance(definition, dict) else str(definition or "")
+        label_values = re.fullmatch(r"label_values\((.+),\s*\w+\)", text)
+        if label_values:
+            yield f"variable {variable['name']}", with_variables(label_values.group(1))
+
+
+@pytest.fixture(scope="module")
+def checkpointed_group(lab_brokers: tuple[str, str]) -> Iterator[str]:
+    """A consumer group on a replicated topic of the test's own, so checkpoint metrics exist."""
+    source, target = lab_brokers
+    suffix = uuid.uuid4().hex[:8]
+    topic, group = f"foo.mon.{suffix}", f"mon-{suffix}"
+    lab.create_topic(source, topic, 1)
+    lab.produce(source, topic, [lab.Record(partition=0, key=f"k{n}", value=f"v{n}", headers=()) for n in range(20)])
+    lab.consume_timed(source, topic, 20, group=group)
+    try:
+        yield group
+    finally:
+        lab.delete_group(source, group)
+        lab.delete_topics(source, topic)
+        lab.delete_topics(target, f"src.{topic}")
+
+
+def test_prometheus_scrapes_every_broker_worker_and_watchdog() -> None:
+    def all_up() -> dict[str, list[dict[str, Any]]] | None:
+        jobs = targets_by_job()
+        counts = {job: sum(target["health"] == "up" for target in jobs.get(job, [])) for job in EXPECTED_TARGETS}
+        return jobs if counts == EXPECTED_TARGETS else None
+
+    jobs = lab.wait_until(all_up, TIMEOUT, f"scrape targets up: {EXPECTED_TARGETS}", interval=5)
+    clusters = {target["labels"].get("cluster") for target in jobs["kafka-broker"]}
+    assert clusters == {"src", "dst"}
+
+
+def test_selector_extraction_sees_metrics_not_functions_or_labels() -> None:
+    found = selectors('max by (connector, task) (rate(kafka_connect_task_status{status="failed", connector=~"a(b)"}[5m]))'
+                      ' > 0 and on (instance) up{job="kafka-connect"} unless vector(1)')
+    assert found == ['kafka_connect_task_status{status="failed", connector=~"a(b)"}', 'up{job="kafka-connect"}']
+
+
+def test_every_dashboard_query_returns_series(checkpointed_group: str) -> None:
+    expressions = list(dashboard_expressions())
+    assert len(expressions) >= 20
+    lab.wait_until(lambda: query(f'kafka_connect_mirror_checkpoint_latency_ms_max{{group="{checkpointed_group}"}}'),
+                   TIMEOUT, f"checkpoint metrics of group {checkpointed_group}", interval=5)
+    missing = [f"{title}: {expression}" for title, expression in expressions if not query(expression)]
+    assert missing == [], "dashboard queries without series:\n" + "\n".join(missing)
+    print(f"{len(expressions)} dashboard queries, each with series")
+
+
+def test_every_alert_expression_parses_and_reads_metrics_that_exist(checkpointed_group: str) -> None:
+    rules = list(alert_expressions())
+    assert len(rules) >= 15
+    lab.wait_until(lambda: query(f'kafka_connect_mirror_checkpoint_latency_ms_max{{group="{checkpointed_group}"}}'),
+                   TIMEOUT, f"checkpoint metrics of group {checkpointed_group}", interval=5)
+    checked, missing = 0, []
+    for name, expression in rules:
+        query(expression)  # parses and evaluates, series or not
+        for selector in selectors(expression):
+            if selector.split("{")[0] in AFTER_A_RESTART_ONLY:
+                continue
+            checked += 1
+            if not query(selector):
+                missing.append(f"{name}: {selector}")
+    assert missing == [], "alert rules reading metrics without series:\n" + "\n".join(missing)
+    assert checked >= len(rules)
+    print(f"{len(rules)} rules, {checked} selectors, each with series")

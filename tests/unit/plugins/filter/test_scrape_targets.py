@@ -1,0 +1,46 @@
+"""scrape_targets turns inventory hosts into Prometheus targets, honouring each host's port and switch."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafka_dr.mm2.plugins.filter.scrape_targets import scrape_targets
+
+HOSTVARS = {
+    "task-1-1": {"connect_worker_metrics_port": 9404},
+    "task-1-2": {"connect_worker_metrics_port": "9500", "connect_worker_metrics_enabled": "yes"},
+    "task-1-3": {"connect_worker_metrics_enabled": False},
+    "task-1-4": {},
+}
+
+
+def test_each_host_with_its_own_port_or_the_default() -> None:
+    hosts = ["task-1-1", "task-1-2", "task-1-4"]
+    assert scrape_targets(hosts, HOSTVARS, "connect_worker_metrics_port", 9404) == [
+        "task-1-1:9404", "task-1-2:9500", "task-1-4:9404"]
+
+
+def test_hosts_with_the_exporter_off_are_left_out() -> None:
+    targets = scrape_targets(list(HOSTVARS), HOSTVARS, "connect_worker_metrics_port", 9404, "connect_worker_metrics_enabled")
+    assert "task-1-3:9404" not in targets
+    assert len(targets) == 3
+
+
+def test_a_host_in_two_groups_is_scraped_once() -> None:
+    assert scrape_targets(["task-1-1", "task-1-1"], HOSTVARS, "connect_worker_metrics_port", 9404) == ["task-1-1:9404"]
+
+
+@pytest.mark.parametrize("hostvars, message", [
+    ({"h": {"port": "http"}}, "not a port number"),
+    ({"h": {"port": 70000}}, "outside 1-65535"),
+    ({"h": {"on": "maybe"}}, "on is not a boolean"),
+])
+def test_bad_values_name_the_host_and_variable(hostvars: dict, message: str) -> None:
+    with pytest.raises(AnsibleFilterError, match=message):
+        scrape_targets(["h"], hostvars, "port", 9404, "on")
+
+
+def test_a_string_instead_of_a_list_is_refused() -> None:
+    with pytest.raises(AnsibleFilterError, match="list of host names"):
+        scrape_targets("task-1-1", HOSTVARS, "connect_worker_metrics_port", 9404)
