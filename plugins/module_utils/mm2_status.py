@@ -192,7 +192,8 @@ def group_flows(connectors: Sequence[ConnectorStatus], prefix: str, expected_nam
     for connector in connectors:
         if connector.flow is None or connector.kind is None:
             continue
-        flow = flows.setdefault(connector.flow, Flow(connector.flow, None, None, by_name=flow_of_name(connector.name, prefix) == (connector.flow, connector.kind)))
+        by_name = flow_of_name(connector.name, prefix) == (connector.flow, connector.kind)
+        flow = flows.setdefault(connector.flow, Flow(connector.flow, None, None, by_name=by_name))
         flow.connectors[connector.kind] = connector
         if connector.kind == 'source':
             # The source connector names the remote topics, heartbeats included.
@@ -657,6 +658,10 @@ def flow_lines(flow: Flow, thresholds: Thresholds, metrics_read: bool) -> List[s
     return lines
 
 
+def counted(count: int, noun: str) -> str:
+    return '%d %s%s' % (count, noun, '' if count == 1 else 's')
+
+
 def render_screen(
     cluster: ClusterStatus, flows: Sequence[Flow], thresholds: Thresholds, metrics_read: bool,
     problems: Sequence[str], warnings: Sequence[str],
@@ -668,7 +673,7 @@ def render_screen(
         lines.extend(flow_lines(flow, thresholds, metrics_read))
     lines.append('')
     verdict = 'HEALTHY' if not problems else 'UNHEALTHY'
-    lines.append('%s: %d problems, %d warnings' % (verdict, len(problems), len(warnings)))
+    lines.append('%s: %s, %s' % (verdict, counted(len(problems), 'problem'), counted(len(warnings), 'warning')))
     lines.extend('  problem: %s' % text for text in problems)
     lines.extend('  warning: %s' % text for text in warnings)
     return lines

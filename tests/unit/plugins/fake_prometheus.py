@@ -13,6 +13,7 @@ metrics it has never seen. Every request is recorded with its Authorization head
 from __future__ import annotations
 
 import json
+import math
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,7 +33,7 @@ class RecordedQuery:
 
 def prometheus_number(value: float) -> str:
     """Sample values travel as strings, NaN and infinities included."""
-    if value != value:  # NaN
+    if math.isnan(value):
         return 'NaN'
     return repr(float(value))
 

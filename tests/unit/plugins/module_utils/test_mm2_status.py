@@ -328,9 +328,9 @@ def test_metric_rules_are_skipped_when_metrics_were_not_read():
 
 def test_cluster_rules():
     connectors = parse_connectors({'other': {'info': {'config': {'connector.class': 'X'}}, 'status': {'connector': {'state': 'FAILED'}}}}, 'mm2-')
-    cluster = ClusterStatus('lab', 'https://task-1-1:8083', workers=[Worker('https://task-1-1:8083', True, 'Kafka 4.1.0'),
-                                                                  Worker('https://task-1-2:8083', False, 'ConnectionError')],
-                            connectors=connectors, unplaced_missing=['mm2-msc'], down_instances=['task-1-2:9404', 'other-host:9404'])
+    workers = [Worker('https://task-1-1:8083', True, 'Kafka 4.1.0'), Worker('https://task-1-2:8083', False, 'ConnectionError')]
+    cluster = ClusterStatus('lab', 'https://task-1-1:8083', workers=workers, connectors=connectors, unplaced_missing=['mm2-msc'],
+                            down_instances=['task-1-2:9404', 'other-host:9404'])
     evaluate_cluster(cluster, Thresholds())
     assert cluster.problems == [
         'worker https://task-1-2:8083 unreachable: ConnectionError',
