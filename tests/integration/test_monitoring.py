@@ -15,7 +15,6 @@ import re
 import urllib.parse
 import urllib.request
 import uuid
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
