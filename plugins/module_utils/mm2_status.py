@@ -41,7 +41,7 @@ class Thresholds:
     """Budgets of the health rules; 0 switches a rule off."""
 
     max_heartbeat_age: float = 60
-    max_checkpoint_age: float = 300
+    max_checkpoint_age: float = 0
     max_latency_p99_ms: float = 60000
     max_lag_records: float = 0
     fail_on_paused: bool = False

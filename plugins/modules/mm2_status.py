@@ -100,9 +100,10 @@ options:
       - Seconds since the checkpoint connector last wrote a checkpoint above which a flow is unhealthy.
         Only for a flow whose checkpoint connector runs tasks (it runs none while the source has no consumer group).
         V(0) switches the rule off.
-      - MM2 writes a checkpoint only when a group's offset moves, so idle groups age too.
+      - MM2 writes a checkpoint only when a group's offset moves, so idle groups age too; the rule is
+        therefore off by default and the age is reported only.
     type: int
-    default: 300
+    default: 0
   max_latency_p99_ms:
     description:
       - Replication latency p99 in milliseconds above which a flow is unhealthy. V(0) switches the rule off.
@@ -341,7 +342,7 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         metrics_window={'type': 'str', 'default': '5m'},
         age_step={'type': 'int', 'default': 15},
         max_heartbeat_age={'type': 'int', 'default': 60},
-        max_checkpoint_age={'type': 'int', 'default': 300},
+        max_checkpoint_age={'type': 'int', 'default': 0},
         max_latency_p99_ms={'type': 'int', 'default': 60000},
         max_lag_records={'type': 'int', 'default': 0},
         fail_on_paused={'type': 'bool', 'default': False},

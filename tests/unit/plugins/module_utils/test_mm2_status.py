@@ -89,7 +89,12 @@ def fresh_metrics() -> MetricAnswers:
     )
 
 
-def evaluated(answer: Dict[str, Any], metrics: Optional[MetricAnswers] = None, thresholds: Thresholds = Thresholds(),
+# The checkpoint age rule is off by default (idle groups get no checkpoints); the tests switch it on
+# as a site whose groups commit all the time would.
+CHECKPOINT_RULE_ON = Thresholds(max_checkpoint_age=300)
+
+
+def evaluated(answer: Dict[str, Any], metrics: Optional[MetricAnswers] = None, thresholds: Thresholds = CHECKPOINT_RULE_ON,
               metrics_read: bool = True) -> Flow:
     flow = flows_of(answer)[0]
     assign_metrics([flow], metrics or fresh_metrics())
@@ -250,7 +255,7 @@ def test_paused_is_a_warning_unless_asked_and_its_ages_follow():
     assert flow.problems == []
     assert 'connector mm2-src-dst-source is PAUSED' in flow.warnings
     assert any(text.startswith('newest heartbeat') and text.endswith('(connector held)') for text in flow.warnings)
-    strict = evaluated(paused, stale, Thresholds(fail_on_paused=True))
+    strict = evaluated(paused, stale, Thresholds(fail_on_paused=True, max_checkpoint_age=300))
     assert 'connector mm2-src-dst-source is PAUSED' in strict.problems
     assert 'newest heartbeat replicated to src.heartbeats over 600 s ago, budget 60 s' in strict.problems
 
@@ -361,7 +366,7 @@ def report(answer: Dict[str, Any], metrics: Optional[MetricAnswers], metrics_rea
 
 def test_screen_of_a_healthy_cluster():
     cluster, flows, problems, warnings = report(lab_flow(), fresh_metrics())
-    screen = render_screen(cluster, flows, Thresholds(), True, problems, warnings)
+    screen = render_screen(cluster, flows, CHECKPOINT_RULE_ON, True, problems, warnings)
     assert screen[0] == 'Connect cluster mm2-lab: 1 of 1 workers answer'
     assert '  worker https://task-1-1:8083  up Kafka 4.1.0' in screen
     assert any(line.startswith('  mm2-src-dst-source') and 'RUNNING' in line and WORKER_1 in line for line in screen)
@@ -378,11 +383,11 @@ def test_screen_of_a_healthy_cluster():
 def test_screen_of_an_unhealthy_cluster_lists_each_finding():
     tasks = [{'id': 0, 'state': 'FAILED', 'worker_id': WORKER_2, 'trace': 'java.lang.RuntimeException: target refused'}]
     cluster, flows, problems, warnings = report(lab_flow(**{'mm2-src-dst-source': entry('source', tasks=tasks)}), MetricAnswers())
-    screen = render_screen(cluster, flows, Thresholds(), True, problems, warnings)
+    screen = render_screen(cluster, flows, CHECKPOINT_RULE_ON, True, problems, warnings)
     assert 'Flow src-dst (src -> dst): UNHEALTHY' in screen
     assert '      java.lang.RuntimeException: target refused' in screen
     assert '  latency p99   n/a (budget 60000 ms)' in screen
-    assert 'UNHEALTHY: 3 problems, 0 warnings' in screen
+    assert 'UNHEALTHY: 2 problems, 0 warnings' in screen  # the failed task, no heartbeat seen
     assert '  problem: flow src-dst: task mm2-src-dst-source-0 is FAILED on %s: java.lang.RuntimeException: target refused' % WORKER_2 in screen
 
 
@@ -424,3 +429,11 @@ def test_prometheus_error_messages_name_the_url_without_credentials():
     assert str(unreachable) == 'Prometheus at http://prometheus-1:9090 is unreachable: ConnectionError (refused)'
     refused = PrometheusApiError('http://prometheus-1:9090', 400, 'bad_data: parse error', 'up{')
     assert str(refused) == 'Prometheus at http://prometheus-1:9090 answered HTTP 400: bad_data: parse error (query: up{)'
+
+
+def test_checkpoint_age_is_reported_not_judged_by_default() -> None:
+    metrics = fresh_metrics()
+    metrics.checkpoint_ages = {'mm2-src-dst-checkpoint': Age(86400.0, True)}
+    flow = evaluated(lab_flow(), metrics, Thresholds())
+    assert flow.problems == []
+    assert flow.metrics.checkpoint_age == Age(86400.0, True)

@@ -120,7 +120,7 @@ def test_paused_flow_is_a_warning(fake, prometheus, run_module):
     result = status(run_module, fake, prometheus.url)
     assert result['healthy'] is True
     assert 'flow src-dst: connector mm2-src-dst-checkpoint is PAUSED' in result['status_warnings']
-    strict = status(run_module, fake, prometheus.url, fail_on_paused=True)
+    strict = status(run_module, fake, prometheus.url, fail_on_paused=True, max_checkpoint_age=300)
     assert strict['healthy'] is False
     # Dated at the first range point after the write: exact to one age_step (15 s).
     assert [text for text in strict['problems'] if 'newest checkpoint' in text] == [
