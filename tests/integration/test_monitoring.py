@@ -3,18 +3,20 @@
 Every PromQL expression of the alert rules (extensions/monitoring/prometheus) and of the
 Grafana dashboard (extensions/monitoring/grafana) runs against the lab's Prometheus
 (playbooks/monitoring.yml). A dashboard query must return series. An alert expression
-returns nothing while all is well, so each metric selector in it must return series: a
-rule that reads a metric the exporters do not serve (a renamed bean, a rule typo) would
-never fire, and this is where that shows.
+returns nothing while all is well, so each metric it reads must have series that carry
+the labels it matches on: a rule that reads a metric the exporters do not serve (a renamed
+bean, a rule typo) would never fire, and this is where that shows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import urllib.parse
 import urllib.request
 import uuid
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -74,6 +76,22 @@ def selectors(expression: str) -> list[str]:
     return found
 
 
+def unreadable(selector: str) -> str:
+    """Why an alert's selector reads nothing that exists, or "" when it does.
+
+    The selector itself may match nothing while all is well (status="failed"), so the metric
+    is queried by name and each label the selector matches on must be one its series carry.
+    """
+    name = selector.split("{")[0]
+    series = query(name)
+    if not series:
+        return "no series of the metric"
+    matched_labels = set(re.findall(r'(\w+)\s*(?:=~|!~|!=|=)\s*"', selector[len(name):]))
+    carried = set().union(*(entry["metric"] for entry in series))
+    absent = sorted(matched_labels - carried)
+    return f"no series carries label(s) {', '.join(absent)}" if absent else ""
+
+
 def alert_expressions() -> Iterator[tuple[str, str]]:
     for group in yaml.safe_load(ALERT_RULES.read_text())["groups"]:
         for rule in group["rules"]:
@@ -113,7 +131,7 @@ def checkpointed_group(lab_brokers: tuple[str, str]) -> Iterator[str]:
     suffix = uuid.uuid4().hex[:8]
     topic, group = f"foo.mon.{suffix}", f"mon-{suffix}"
     lab.create_topic(source, topic, 1)
-    lab.produce(source, topic, [lab.Record(partition=0, key=f"k{n}", value=f"v{n}", headers=()) for n in range(20)])
+    lab.produce(source, topic, [lab.Record(partition=0, key=f"k{n}", value=f"v{n}", headers=(("test", "monitoring"),)) for n in range(20)])
     lab.consume_timed(source, topic, 20, group=group)
     try:
         yield group
@@ -162,8 +180,77 @@ def test_every_alert_expression_parses_and_reads_metrics_that_exist(checkpointed
             if selector.split("{")[0] in AFTER_A_RESTART_ONLY:
                 continue
             checked += 1
-            if not query(selector):
-                missing.append(f"{name}: {selector}")
+            problem = unreadable(selector)
+            if problem:
+                missing.append(f"{name}: {selector}: {problem}")
     assert missing == [], "alert rules reading metrics without series:\n" + "\n".join(missing)
     assert checked >= len(rules)
     print(f"{len(rules)} rules, {checked} selectors, each with series")
+
+
+def status_document(tmp_path: Path, **extra_vars: Any) -> tuple[int, str, dict[str, Any]]:
+    """playbooks/status.yml as an operator runs it, with its JSON document written on the controller."""
+    document = tmp_path / f"status-{uuid.uuid4().hex[:6]}.json"
+    run = lab.run_playbook("playbooks/status.yml",
+                           {"mm2_status_format": "json", "mm2_status_json_file": str(document), **extra_vars})
+    return run.returncode, run.output, json.loads(document.read_text()) if document.exists() else {}
+
+
+def test_status_reports_the_lab_flow_healthy_with_replicated_heartbeats(tmp_path: Path) -> None:
+    def healthy_with_figures() -> tuple[str, dict[str, Any]] | None:
+        returncode, output, document = status_document(tmp_path)
+        flow = next((flow for flow in document.get("flows", []) if flow["name"] == "src-dst"), None)
+        ready = (returncode == 0 and flow is not None and flow["latency_p99_ms"] is not None
+                 and flow["heartbeat_age"]["exact"])
+        return (output, document) if ready else None
+
+    output, document = lab.wait_until(healthy_with_figures, TIMEOUT, "a healthy status with heartbeat figures", interval=15)
+    flow = next(flow for flow in document["flows"] if flow["name"] == "src-dst")
+    assert document["healthy"] is True and document["problems"] == []
+    assert flow["missing"] == [] and flow["heartbeats_topic"] == "src.heartbeats"
+    assert flow["heartbeat_age"]["seconds"] < 60
+    assert flow["records_per_second"] > 0
+    assert all(worker["reachable"] for worker in document["clusters"][0]["workers"])
+    assert lab.lab_secret("rest") not in output
+    print(f"status: {flow['records_per_second']:.1f} records/s, latency p99 {flow['latency_p99_ms']:.0f} ms, "
+          f"heartbeat {flow['heartbeat_age']['seconds']:.0f} s ago")
+
+
+def test_status_fails_clearly_when_prometheus_does_not_answer(tmp_path: Path) -> None:
+    returncode, output, _ = status_document(tmp_path, mm2_status_prometheus_url="http://prometheus-1:9")
+    assert returncode != 0
+    assert "Prometheus at http://prometheus-1:9 is unreachable" in output
+
+
+# ---- bad input for the exporter: clear messages, nothing changed ------------------------------
+
+WORKER = lab.CONNECT_WORKERS[0]
+
+
+def worker_main_pid() -> str:
+    return lab._docker("exec", WORKER, "systemctl", "show", "--property=MainPID", "--value", "kafka-connect").strip()
+
+
+def test_a_wrong_agent_checksum_stops_the_run_before_any_change() -> None:
+    pid_before = worker_main_pid()
+    run = lab.run_playbook("playbooks/connect.yml", {"jmx_exporter_jar_checksum": "sha256:" + "0" * 64}, "--limit", WORKER)
+    assert run.returncode != 0
+    assert "has SHA-256" in run.output and "nothing was installed" in run.output
+    assert run.changed() == 0
+    assert worker_main_pid() == pid_before
+
+
+def test_an_exporter_port_held_by_another_process_stops_the_run_before_any_change() -> None:
+    port = 9471
+    lab._docker("exec", "-d", WORKER, "python3", "-m", "http.server", str(port), "--bind", "127.0.0.1")
+    try:
+        lab.wait_until(lambda: f":{port}" in lab._docker("exec", WORKER, "ss", "-Htln"), 30, f"a listener on {port}")
+        pid_before = worker_main_pid()
+        run = lab.run_playbook("playbooks/connect.yml", {"connect_worker_metrics_port": port}, "--limit", WORKER)
+        assert run.returncode != 0
+        assert f"Port {port} on {WORKER} is held by" in run.output and "python3" in run.output
+        assert run.changed() == 0
+        assert worker_main_pid() == pid_before
+    finally:
+        with contextlib.suppress(RuntimeError):
+            lab._docker("exec", WORKER, "pkill", "-f", f"http.server {port}")
