@@ -23,8 +23,8 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAU
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs import log_append_time
 
 ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
-    'operation': {'type': 'str', 'default': 'plan', 'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow',
-                                                            'log_append_time']},
+    'operation': {'type': 'str', 'default': 'plan',
+                  'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow', 'log_append_time']},
     # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
     'clusters': {'type': 'raw'},
     'flows': {'type': 'raw'},

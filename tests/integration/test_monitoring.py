@@ -217,9 +217,10 @@ def test_status_reports_the_lab_flow_healthy_with_replicated_heartbeats(tmp_path
 
 
 def test_status_fails_clearly_when_prometheus_does_not_answer(tmp_path: Path) -> None:
-    returncode, output, _ = status_document(tmp_path, mm2_status_prometheus_url="http://prometheus-1:9")
+    returncode, output, document = status_document(tmp_path, mm2_status_prometheus_url="http://prometheus-1:9")
     assert returncode != 0
     assert "Prometheus at http://prometheus-1:9 is unreachable" in output
+    assert document == {}  # the play stopped before it wrote a verdict
 
 
 # ---- bad input for the exporter: clear messages, nothing changed ------------------------------
