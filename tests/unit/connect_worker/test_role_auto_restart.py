@@ -62,7 +62,11 @@ def test_lab_workers_watch_their_own_worker_id_over_https_with_the_rest_account(
         assert (config.username, config.ca_path, config.validate_certs) == ('operator', '/etc/kafka/tls/ca.pem', True)
         assert config.password and config.password == LAB_REST_SECRET.read_text().strip()
         # Numbers stay numbers in the JSON the role writes.
-        assert (document['poll_interval'], document['max_restarts'], document['metrics_port']) == (30, 0, 9405)
+        assert (document['poll_interval'], document['max_restarts'], document['metrics_port'], document['stall_seconds']) == \
+            (30, 0, 9405, 600)
+        # Stall detection reads the worker's own exporter, plain HTTP on loopback, no account.
+        assert (config.exporter_url, config.exporter_username, config.exporter_password, config.exporter_ca_path) == \
+            ('http://127.0.0.1:9404/metrics', '', '', '')
         assert config.state_file == '/var/lib/kafka-connect-watchdog/state.json'
 
         unit = unit_directives((out / ('%s.service' % host)).read_text())
@@ -97,11 +101,58 @@ def test_defaults_and_overrides_of_a_plain_http_worker(tmp_path: Path) -> None:
     assert config.worker_id == 'task-a.example.com:18083'
     assert (config.username, config.password, config.ca_path) == ('', '', '')
     assert (config.max_restarts, config.poll_interval, config.metrics_address, config.metrics_port) == (5, 10, '10.0.0.7', 9500)
+    assert (config.stall_seconds, config.exporter_url) == (600, 'http://127.0.0.1:9404/metrics')
     assert config.state_file == '/var/lib/connect-eu-watchdog/state.json'
     unit = unit_directives((out / 'localhost.service').read_text())
     assert unit['StateDirectory'] == ['connect-eu-watchdog']
     paths = json.loads((out / 'localhost-paths.json').read_text())
     assert paths['service'] == 'connect-eu-watchdog' and paths['metrics_url'] == 'http://10.0.0.7:9500/metrics'
+
+
+@pytest.mark.playbook
+@needs_ansible
+def test_stall_detection_reads_the_exporter_as_it_is_served(tmp_path: Path) -> None:
+    out = render(tmp_path, 'localhost,', {
+        'connect_worker_metrics_address': '10.0.0.7',
+        'connect_worker_metrics_port': 9410,
+        'connect_worker_auto_restart_stall_seconds': '900',
+        'jmx_exporter_basic_auth_username': 'scraper',
+        'jmx_exporter_basic_auth_password': 'scrape-pw',
+        'ansible_python_interpreter': sys.executable,
+    })
+    config = parse_config(json.loads((out / 'localhost.json').read_text()))
+    assert (config.stall_seconds, config.exporter_url) == (900, 'http://10.0.0.7:9410/metrics')
+    assert (config.exporter_username, config.exporter_password, config.exporter_ca_path) == ('scraper', 'scrape-pw', '')
+
+    # The agent's TLS: the name in the worker's certificate, verified with the REST CA by default.
+    out = render(tmp_path, 'localhost,', {
+        'connect_worker_rest_advertised_host': 'task-a.example.com',
+        'jmx_exporter_tls_keystore_path': '/etc/kafka/tls/keystore.p12',
+        'ansible_python_interpreter': sys.executable,
+    })
+    config = parse_config(json.loads((out / 'localhost.json').read_text()))
+    assert (config.exporter_url, config.exporter_ca_path) == ('https://task-a.example.com:9404/metrics', '/etc/kafka/tls/ca.pem')
+
+    # An explicit URL wins; its own CA.
+    out = render(tmp_path, 'localhost,', {
+        'connect_worker_auto_restart_exporter_url': 'https://worker-a.internal:9404/metrics',
+        'connect_worker_auto_restart_exporter_ca_path': '/etc/pki/exporter-ca.pem',
+        'ansible_python_interpreter': sys.executable,
+    })
+    config = parse_config(json.loads((out / 'localhost.json').read_text()))
+    assert (config.exporter_url, config.exporter_ca_path) == ('https://worker-a.internal:9404/metrics', '/etc/pki/exporter-ca.pem')
+
+
+@pytest.mark.playbook
+@needs_ansible
+@pytest.mark.parametrize('switch', [{'connect_worker_metrics_enabled': False}, {'connect_worker_auto_restart_stall_seconds': 0}])
+def test_stall_detection_is_off_without_the_exporter_or_a_window(tmp_path: Path, switch: Dict[str, Any]) -> None:
+    out = render(tmp_path, 'localhost,', dict(switch, jmx_exporter_basic_auth_username='scraper',
+                                              jmx_exporter_basic_auth_password='scrape-pw',
+                                              ansible_python_interpreter=sys.executable))
+    document = json.loads((out / 'localhost.json').read_text())
+    config = parse_config(document)
+    assert (document['stall_seconds'], config.exporter_url, config.exporter_username, config.exporter_password) == (0, '', '', '')
 
 
 def role_tasks(name: str) -> List[Dict[str, Any]]:
@@ -130,7 +181,7 @@ def test_the_role_installs_every_file_the_watchdog_imports() -> None:
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module + '.py' not in wanted:
                 wanted.add(node.module + '.py')
                 pending.append(node.module + '.py')
-    assert wanted == shipped == {'connect_client.py', 'connect_watchdog.py'}
+    assert wanted == shipped == {'connect_client.py', 'connect_watchdog.py', 'prometheus_text.py'}
 
 
 def test_the_settings_file_is_private_and_notifies_only_the_watchdog() -> None:

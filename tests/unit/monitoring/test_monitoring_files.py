@@ -27,7 +27,13 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Uni
 import pytest
 import yaml
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import Metrics, UnitKey, UnitState
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import (
+    CONSUMER_LAG_METRIC,
+    WRITE_TOTAL_METRIC,
+    Metrics,
+    UnitKey,
+    UnitState,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MONITORING = REPO_ROOT / 'extensions' / 'monitoring'
@@ -306,7 +312,7 @@ def watchdog_labels() -> Dict[str, Set[str]]:
     """Every metric name the restart watchdog serves, with its label names, as its code renders them."""
     metrics = Metrics()
     key = UnitKey('mm2-src-dst-source', 0)
-    metrics.restarted(key)
+    metrics.restarted(key, stalled=True)
     metrics.polled(1.0, {key: UnitState(restarts=3, cap_reached=True)})
     labels: Dict[str, Set[str]] = {}
     for line in metrics.render().splitlines():
@@ -498,15 +504,24 @@ def test_include_object_names_keep_every_exported_mbean() -> None:
         assert any(object_name_matches(pattern, bean) for pattern in EXPORTERS[kind]['includeObjectNames']), bean
 
 
-def test_the_watchdog_serves_its_four_metrics_apart_from_the_exporters() -> None:
+def test_the_watchdog_serves_its_six_metrics_apart_from_the_exporters() -> None:
     assert watchdog_labels() == {
         'kafka_dr_connect_restarts_total': {'connector', 'task'},
+        'kafka_dr_connect_stall_restarts_total': {'connector', 'task'},
         'kafka_dr_connect_restart_cap_reached': {'connector', 'task'},
         'kafka_dr_connect_watchdog_last_poll_timestamp_seconds': set(),
         'kafka_dr_connect_watchdog_poll_errors_total': set(),
+        'kafka_dr_connect_watchdog_metrics_errors_total': set(),
     }
     exported = {result.name for _kind, _bean, result in exported_samples()}
     assert not exported & set(watchdog_labels())
+
+
+def test_the_watchdog_reads_series_the_connect_rules_produce() -> None:
+    """Stall detection reads the worker's own exporter: a write counter and the consumer lag per task."""
+    produced = produced_labels()
+    assert {'connector', 'task'} <= produced[WRITE_TOTAL_METRIC]
+    assert {'connector', 'task', 'partition'} <= produced[CONSUMER_LAG_METRIC]
 
 
 # --- PromQL reads only what the rules produce ---------------------------------------------------

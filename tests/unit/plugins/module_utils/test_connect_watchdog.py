@@ -352,10 +352,15 @@ def test_metrics_text_counts_restarts_polls_and_errors(fake: FakeConnect, clock:
     watchdog.poll_once()
     text = metrics.render()
     assert text.splitlines() == [
-        '# HELP kafka_dr_connect_restarts_total Restarts of FAILED connectors (task="connector") and tasks by this watchdog.',
+        '# HELP kafka_dr_connect_restarts_total Restarts of FAILED connectors (task="connector") and tasks, and of stalled'
+        ' tasks, by this watchdog.',
         '# TYPE kafka_dr_connect_restarts_total counter',
         'kafka_dr_connect_restarts_total{connector="flow \\"eu\\"\\\\source",task="1"} 1',
-        '# HELP kafka_dr_connect_restart_cap_reached 1 when a connector or task stays FAILED because it reached max_restarts.',
+        '# HELP kafka_dr_connect_stall_restarts_total Restarts of RUNNING tasks that wrote nothing while records waited on the'
+        ' source.',
+        '# TYPE kafka_dr_connect_stall_restarts_total counter',
+        '# HELP kafka_dr_connect_restart_cap_reached 1 when a connector or task is left FAILED (or stalled) because it reached'
+        ' max_restarts.',
         '# TYPE kafka_dr_connect_restart_cap_reached gauge',
         'kafka_dr_connect_restart_cap_reached{connector="flow \\"eu\\"\\\\source",task="1"} 0',
         '# HELP kafka_dr_connect_watchdog_last_poll_timestamp_seconds Unix time of the last poll the REST API answered.',
@@ -364,6 +369,10 @@ def test_metrics_text_counts_restarts_polls_and_errors(fake: FakeConnect, clock:
         '# HELP kafka_dr_connect_watchdog_poll_errors_total Polls of the REST API that failed.',
         '# TYPE kafka_dr_connect_watchdog_poll_errors_total counter',
         'kafka_dr_connect_watchdog_poll_errors_total 0',
+        "# HELP kafka_dr_connect_watchdog_metrics_errors_total Reads of the worker's exporter endpoint that failed (no stall"
+        ' restart meanwhile).',
+        '# TYPE kafka_dr_connect_watchdog_metrics_errors_total counter',
+        'kafka_dr_connect_watchdog_metrics_errors_total 0',
     ]
     polled_at = clock.now
     unreachable = Watchdog(ConnectClient([closed_port_url], retry_timeout=0.1, timeout=2), WORKER_ID,
@@ -465,6 +474,13 @@ def test_settings_are_read_and_the_password_stays_out_of_their_repr(tmp_path: Pa
     ({'worker_id': ''}, 'missing settings: worker_id'),
     ({'urls': ['']}, 'setting urls must list'),
     ({'poll_interval': 0}, 'poll_interval must be positive'),
+    ({'stall_seconds': '600'}, 'setting stall_seconds must be int or float'),
+    ({'stall_seconds': -1}, r'stall_seconds must be 0 \(off\) or a number of seconds'),
+    ({'stall_seconds': float('nan'), 'exporter_url': 'http://127.0.0.1:9404/metrics'}, 'stall_seconds must be 0'),
+    ({'stall_seconds': 59}, r'stall_seconds must be 0 \(off\) or at least twice poll_interval \(30 s\)'),
+    ({'stall_seconds': 600}, 'stall_seconds needs exporter_url'),
+    ({'stall_seconds': 600, 'exporter_url': '127.0.0.1:9404/metrics'}, 'exporter_url must be an http:// or https:// URL'),
+    ({'exporter_password': 7}, 'setting exporter_password must be str'),
 ])
 def test_bad_settings_name_the_setting(changes: dict, message: str) -> None:
     with pytest.raises(WatchdogError, match=message) as error:
@@ -500,10 +516,10 @@ def free_port() -> int:
 
 
 def test_the_service_runs_from_the_files_the_role_installs(fake: FakeConnect, collection_root: Path, tmp_path: Path) -> None:
-    """The two module_utils files in a package directory of their own, run as the unit runs them."""
+    """The module_utils files the role installs, in a package directory of their own, run as the unit runs them."""
     package = tmp_path / 'watchdog' / 'kafka_dr_watchdog'
     package.mkdir(parents=True)
-    for name in ('connect_client.py', 'connect_watchdog.py'):
+    for name in ('connect_client.py', 'connect_watchdog.py', 'prometheus_text.py'):
         shutil.copy(collection_root / 'plugins' / 'module_utils' / name, package / name)
     fake.add_connector('flow-source', CONFIG)
     fake.fail_task('flow-source', 1, TRACE)
