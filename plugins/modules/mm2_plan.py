@@ -378,6 +378,12 @@ remote_heartbeats_topic:
   returned: describe_flow
   type: str
   sample: src.heartbeats
+exactly_once:
+  description: The flow's source connector runs with exactly-once support (its C(exactly_once), or
+    C(exactly.once.support=required) in its source C(extra_config)); else MM2 delivers at least once.
+  returned: describe_flow
+  type: bool
+  sample: false
 source_client:
   description: Connection settings of MM2's client of the source cluster (its C(source.cluster.*) settings).
   returned: failover

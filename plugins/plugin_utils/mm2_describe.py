@@ -13,7 +13,8 @@ and returns errors, or the flow's source/target aliases and bootstrap servers, a
 expression of the source topics it replicates, its replication policy and separator, and
 the names and place of its checkpoints, offset-syncs and heartbeats topics (the heartbeats of a
 flow with heartbeats_topic_location source are written on the source and replicated to the
-target as remote_heartbeats_topic; with target, on the target, and nothing replicates them).
+target as remote_heartbeats_topic; with target, on the target, and nothing replicates them),
+and whether the flow delivers exactly once (exactly_once), which decides how duplicates are judged.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import check_bootstrap
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, deep_merge
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, as_bool, deep_merge
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import apply_extra_config, naming_settings
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import MM2_DEFAULT_TOPICS_EXCLUDE
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import (
@@ -52,7 +53,19 @@ MM2_FLOW_DEFAULTS: Dict[str, Any] = {
     'offset_syncs_topic_location': 'source',
     # Not MM2's own (it writes heartbeats to the target): the role's, so that flows it deployed are described as they run.
     'heartbeats_topic_location': 'source',
+    # Decides how a check judges duplicates: MM2 delivers at least once unless told otherwise.
+    'exactly_once': False,
 }
+EXACTLY_ONCE_SUPPORT_KEY = 'exactly.once.support'
+
+
+def delivers_exactly_once(flow: Mapping[str, Any], source_extra: Mapping[str, Any]) -> bool:
+    """Whether the flow's source connector runs with exactly-once support (KIP-618): the flow's
+    exactly_once option, unless its source connector's extra_config sets exactly.once.support, which
+    then decides (requested may fall back to at-least-once, so only required counts)."""
+    if EXACTLY_ONCE_SUPPORT_KEY in source_extra:
+        return str(source_extra[EXACTLY_ONCE_SUPPORT_KEY]).strip().lower() == 'required'
+    return as_bool(flow.get('exactly_once')) is True
 FLOW_ARROW = '->'
 
 
@@ -165,4 +178,5 @@ def describe_flow(request: Mapping[str, Any]) -> Dict[str, Any]:
         'heartbeats_location': str(flow['heartbeats_topic_location']),
         'heartbeats_alias': heartbeats_alias(flow),
         'remote_heartbeats_topic': naming.remote_heartbeats_topic(source),
+        'exactly_once': delivers_exactly_once(flow, extra['source']),
     }

@@ -81,3 +81,30 @@ def test_a_flow_with_separator_underscore_and_explicit_overrides(tmp_path: Path)
                                                           replication_check_target_bootstrap='west-tls:9094'))
     assert overridden['--topics'] == 'orders_eu' and '--topics-regex' not in overridden
     assert overridden['--target-bootstrap'] == overridden['--offset-syncs-bootstrap'] == 'west-tls:9094'
+
+
+def test_the_verdict_follows_the_flow_delivery_and_the_window_reaches_the_job(tmp_path: Path) -> None:
+    model = {
+        'mm2_clusters': {'east': {'bootstrap_servers': 'east-1:9092'}, 'west': {'bootstrap_servers': 'west-1:9092'}},
+        'mm2_flows': [{'source': 'east', 'target': 'west', 'topics': ['orders'], 'exactly_once': True}],
+        'replication_check_flow': 'east->west',
+        'ansible_python_interpreter': sys.executable,
+    }
+    options = job_options(tmp_path, 'localhost,', model)
+    assert options['--delivery'] == 'exactly-once'
+    assert (options['--max-duplicates'], options['--max-duplicate-ratio']) == ('unlimited', '0.1')
+    assert '--from-offsets' not in options and '--from-timestamp' not in options
+
+    at_least_once = dict(model, mm2_flows=[{'source': 'east', 'target': 'west', 'topics': ['orders']}],
+                         replication_check_max_duplicates=500, replication_check_max_duplicate_ratio='',
+                         replication_check_from_offsets={'orders': {0: 1200, 1: 900}})
+    options = job_options(tmp_path, 'localhost,', at_least_once)
+    assert options['--delivery'] == 'at-least-once'
+    assert (options['--max-duplicates'], options['--max-duplicate-ratio']) == ('500', 'unlimited')
+    assert options['--from-offsets'] == 'orders:0=1200,orders:1=900'
+
+    by_time = job_options(tmp_path, 'localhost,', dict(model, replication_check_delivery='at-least-once',
+                                                       replication_check_from_timestamp='2024-05-01T10:00:00Z',
+                                                       replication_check_from_offsets='orders:0=5'))
+    assert by_time['--delivery'] == 'at-least-once'
+    assert by_time['--from-timestamp'] == '2024-05-01T10:00:00Z' and by_time['--from-offsets'] == 'orders:0=5'

@@ -232,3 +232,71 @@ def test_unreachable_cluster_exits_two(spark, tmp_path, capsys):
     by_name["source"] = Unreachable("source", spark)
     assert run_cli(spark, by_name, tmp_path) == EXIT_USAGE
     assert "connection error" in capsys.readouterr().err
+
+
+# -- delivery, duplicate budget and window options ----------------------------------------
+
+BASE_ARGS = ["--source-alias", "src", "--target-alias", "dst", "--topics", "foo.orders",
+             "--source-bootstrap", "src:9092", "--target-bootstrap", "dst:9092"]
+
+
+def parsed_config(*extra):
+    return config_from_args(build_parser().parse_args([*BASE_ARGS, *extra]))
+
+
+def test_delivery_defaults_to_at_least_once_with_a_ratio_budget():
+    config = parsed_config()
+    policy = config.duplicate_policy
+    assert (policy.delivery, policy.max_duplicates, policy.max_duplicate_ratio) == ("at-least-once", None, 0.1)
+    assert not config.window.is_set
+    assert "isolation.level" not in config.target.client_properties
+    assert config.describe()["delivery"] == "at-least-once"
+
+
+def test_budget_options_parse_counts_fractions_and_unlimited():
+    policy = parsed_config("--max-duplicates", "500", "--max-duplicate-ratio", "0.02").duplicate_policy
+    assert (policy.max_duplicates, policy.max_duplicate_ratio) == (500, 0.02)
+    policy = parsed_config("--max-duplicates", "unlimited", "--max-duplicate-ratio", "UNLIMITED").duplicate_policy
+    assert (policy.max_duplicates, policy.max_duplicate_ratio) == (None, None)
+
+
+def test_exactly_once_reads_committed_target_records_unless_the_file_says_otherwise(tmp_path):
+    config = parsed_config("--delivery", "exactly-once")
+    assert config.target.client_properties["isolation.level"] == "read_committed"
+    assert "isolation.level" not in config.source.client_properties
+    assert config.offset_syncs_cluster is config.source
+    properties = tmp_path / "target.properties"
+    properties.write_text("isolation.level=read_uncommitted\n")
+    config = parsed_config("--delivery", "exactly-once", "--target-properties", str(properties))
+    assert config.target.client_properties["isolation.level"] == "read_uncommitted"
+
+
+def test_window_options_reach_the_config():
+    config = parsed_config("--from-offsets", "foo.orders:0=1200,foo.orders:1=900")
+    assert config.window.from_offsets == {"foo.orders": {0: 1200, 1: 900}}
+    assert parsed_config("--from-timestamp", "2023-11-14T22:13:20Z").window.from_timestamp_ms == 1_700_000_000_000
+    assert config.describe()["window"]["from_offsets"] == {"foo.orders": {"0": 1200, "1": 900}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--delivery", "at-most-once"], "invalid choice"),
+        (["--max-duplicates", "-1"], "must be zero or more"),
+        (["--max-duplicates", "many"], "expected a whole number"),
+        (["--max-duplicate-ratio", "-0.5"], "finite fraction"),
+        (["--max-duplicate-ratio", "inf"], "finite fraction"),
+        (["--max-duplicate-ratio", "ten percent"], "expected a fraction"),
+        (["--from-offsets", "foo.orders:0"], "is not <topic>:<partition>=<offset>"),
+        (["--from-offsets", "bar.orders:0=1"], "names topic bar.orders, which --topics foo.orders does not select"),
+        (["--from-timestamp", "2024-05-01T10:00:00"], "add a UTC offset"),
+        (["--from-timestamp", "1714557600"], "looks like seconds"),
+        (["--from-offsets", "foo.orders:0=1", "--from-timestamp", "1714557600000"], "not both"),
+    ],
+)
+def test_bad_verdict_and_window_options_are_usage_errors_before_spark(extra, message, capsys):
+    def no_spark(*_):
+        raise AssertionError("Spark must not start")
+
+    assert main([*BASE_ARGS, *extra], spark_factory=no_spark) == EXIT_USAGE
+    assert message in capsys.readouterr().err

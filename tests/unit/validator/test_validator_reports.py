@@ -31,6 +31,7 @@ TOP_LEVEL_KEYS = {
     "offset_syncs",
     "latency",
     "findings",
+    "duplicate_budget",  # added within schema 1
 }
 PARTITION_KEYS = {
     "partition",
@@ -46,6 +47,11 @@ PARTITION_KEYS = {
     "problems",
     "content_mismatch_fields",
     "examples",
+    # added within schema 1
+    "duplicate_range",
+    "source_records_before_window",
+    "window_source_offset",
+    "window_target_offset",
 }
 
 

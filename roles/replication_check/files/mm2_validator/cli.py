@@ -15,7 +15,21 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from mm2_validator import __version__
-from mm2_validator.config import ClusterAccess, ConfigError, ValidatorConfig, cluster_access
+from mm2_validator.config import ClusterAccess, ConfigError, ValidatorConfig, cluster_access, target_access_for
+from mm2_validator.delivery import (
+    AT_LEAST_ONCE,
+    DEFAULT_MAX_DUPLICATE_RATIO,
+    DELIVERY_GUARANTEES,
+    DeliveryError,
+    DuplicatePolicy,
+)
+from mm2_validator.window import (
+    ReplicationWindow,
+    WindowError,
+    check_window_topics,
+    parse_from_offsets,
+    parse_from_timestamp,
+)
 
 EXIT_PASS = 0
 EXIT_FAIL = 1
@@ -34,6 +48,10 @@ _KAFKA_ACCESS_ERRORS = (
     "org.apache.kafka.common.config.ConfigException",
     "org.apache.kafka.common.KafkaException: Failed to construct kafka consumer",
 )
+
+# Bad input found before or while planning the run: usage errors (exit code 2).
+USAGE_ERRORS = (ConfigError, WindowError, DeliveryError)
+UNLIMITED = "unlimited"
 
 log = logging.getLogger("mm2_validator")
 
@@ -92,6 +110,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     naming.add_argument("--heartbeats-topic", default="heartbeats", help="heartbeats topic name (default: heartbeats)")
 
+    verdict = parser.add_argument_group("verdict")
+    verdict.add_argument(
+        "--delivery",
+        choices=DELIVERY_GUARANTEES,
+        default=AT_LEAST_ONCE,
+        help="the flow's delivery guarantee: at-least-once (MM2's default) judges duplicates against the budget "
+        "below; exactly-once fails on any duplicate and reads the target's committed records only",
+    )
+    verdict.add_argument(
+        "--max-duplicates",
+        type=_budget_count,
+        default=None,
+        metavar="N|unlimited",
+        help="at-least-once: at most N duplicates pass, with a warning (default: unlimited)",
+    )
+    verdict.add_argument(
+        "--max-duplicate-ratio",
+        type=_budget_ratio,
+        default=DEFAULT_MAX_DUPLICATE_RATIO,
+        metavar="FRACTION|unlimited",
+        help="at-least-once: at most floor(FRACTION x records validated) duplicates pass, with a warning; "
+        f"with --max-duplicates the smaller limit applies (default: {DEFAULT_MAX_DUPLICATE_RATIO:g})",
+    )
+    window = parser.add_argument_group("window (judge only the records after a point, e.g. an incident)")
+    window.add_argument(
+        "--from-offsets",
+        metavar="TOPIC:PARTITION=OFFSET,...",
+        help="first source offset judged per topic-partition; partitions not named are judged whole",
+    )
+    window.add_argument(
+        "--from-timestamp",
+        metavar="ISO-8601|EPOCH-MS",
+        help="judge source records with a timestamp at or after this moment, and their replicas",
+    )
+
     run = parser.add_argument_group("run")
     run.add_argument(
         "--catchup-timeout",
@@ -127,6 +180,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _budget_count(text: str) -> Optional[int]:
+    if text.strip().lower() == UNLIMITED:
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or {UNLIMITED}, got {text!r}") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, got {count}")
+    return count
+
+
+def _budget_ratio(text: str) -> Optional[float]:
+    if text.strip().lower() == UNLIMITED:
+        return None
+    try:
+        ratio = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1 or {UNLIMITED}, got {text!r}") from None
+    if not 0 <= ratio < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite fraction >= 0, got {text}")
+    return ratio
+
+
+def window_from_args(args: argparse.Namespace) -> ReplicationWindow:
+    window = ReplicationWindow(parse_from_offsets(args.from_offsets), parse_from_timestamp(args.from_timestamp))
+    check_window_topics(window, _split_list(args.topics), args.topics_regex)
+    return window
+
+
 def _split_list(text: Optional[str]) -> tuple[str, ...]:
     return tuple(item.strip() for item in (text or "").split(",") if item.strip())
 
@@ -158,7 +241,7 @@ def _default_offset_syncs_topic(args: argparse.Namespace, target: ClusterAccess)
 
 def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
     source = cluster_access("source", args.source_bootstrap, args.source_properties)
-    target = cluster_access("target", args.target_bootstrap, args.target_properties)
+    target = target_access_for(args.delivery, cluster_access("target", args.target_bootstrap, args.target_properties))
     return ValidatorConfig(
         source=source,
         target=target,
@@ -177,6 +260,8 @@ def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
         poll_interval_s=max(args.poll_interval, 0.1),
         allow_timestamp_type_change=args.allow_timestamp_type_change,
         max_examples=max(args.max_examples, 0),
+        duplicate_policy=DuplicatePolicy(args.delivery, args.max_duplicates, args.max_duplicate_ratio),
+        window=window_from_args(args),
     )
 
 
@@ -247,7 +332,7 @@ def failure_exit_code(error: BaseException) -> int:
     """Explain a failed run on stderr and choose its exit code."""
     from mm2_validator.kafka_io import KafkaAccessError
 
-    if isinstance(error, ConfigError):
+    if isinstance(error, USAGE_ERRORS):
         print(f"mm2_validator: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     if isinstance(error, KafkaAccessError):
@@ -290,7 +375,7 @@ def main(
         config = config_from_args(args)
         jars = [] if spark_factory else spark_jars(args)
         settings = spark_settings(args)
-    except ConfigError as error:
+    except USAGE_ERRORS as error:
         print(f"mm2_validator: error: {error}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -19,6 +19,16 @@ the n-th copy on the target (both by offset). Left over:
 - among matched records of one key, a target offset lower than that of the key's
   previous record (in source order) is an *order violation*;
 - a matched record whose timestamp type differs is a *timestamp-type change*.
+
+With a window (see `window`), all records are still matched, so replicas and replays
+of records before it pair with their source records; only records in the window are
+judged. A source record is in the window from its partition's first offset or from
+the window's timestamp on. A target record is when the source record it replicates
+is (a duplicate: the last source copy of its fingerprint); an unexpected target
+record is when its timestamp is (timestamp windows: MM2 copies timestamps) or when
+it sits at or after the partition's *target window offset*: the first target offset
+holding a replica of a window record (offset windows; without any such replica, the
+offset after the last replica of an earlier record).
 """
 
 from __future__ import annotations
@@ -51,13 +61,17 @@ from mm2_validator.model import (
     VERIFIED_BY_RECORDS,
     PartitionResult,
 )
+from mm2_validator.window import TopicWindow
 
 REQUIRED = "required"
+IN_WINDOW = "in_window"  # source records: judged
+T_IN_WINDOW = "t_in_window"  # target records: judged
 
 # Match statuses of `match_records` rows.
 MATCHED = "matched"
 MISSING_CANDIDATE = "missing_candidate"
 NOT_YET_REPLICATED = "not_yet_replicated"
+BEFORE_WINDOW = "before_window"
 UNEXPECTED_CANDIDATE = "unexpected_candidate"
 
 _RECORD_ATTRIBUTES = ("offset", KEY_FP, VALUE_FP, HEADERS_FP, TS_MICROS, "timestampType", KEY_PREVIEW)
@@ -78,20 +92,48 @@ class TopicComparison:
             self.cached = None
 
 
-def mark_required(source: DataFrame, snapshot_end: Mapping[int, int]) -> DataFrame:
-    """Flag source records below their partition's snapshot offset."""
+def _per_partition(values: Mapping[int, int]) -> Column:
+    """The value of each row's partition in `values` (null for partitions not in it)."""
+    literal = F.create_map(*[F.lit(x) for pair in sorted(values.items()) for x in (int(pair[0]), int(pair[1]))])
+    return F.element_at(literal, F.col("partition"))
+
+
+def _from_offset(window: TopicWindow) -> Column:
+    """The window's first source offset of each row's partition (0 where none is given)."""
+    if not window.from_offsets:
+        return F.lit(0).cast("long")
+    return F.coalesce(_per_partition(window.from_offsets), F.lit(0)).cast("long")
+
+
+def _at_or_after_timestamp(column: str, window: TopicWindow) -> Column:
+    if window.from_timestamp_ms is None:
+        return F.lit(True)
+    return F.coalesce(F.col(column) >= F.lit(window.from_timestamp_ms * 1000), F.lit(False))
+
+
+def mark_window(source: DataFrame, window: TopicWindow) -> DataFrame:
+    """Flag source records in the window (all of them without one)."""
+    in_window = (F.col("offset") >= _from_offset(window)) & _at_or_after_timestamp(TS_MICROS, window)
+    return source.withColumn(IN_WINDOW, in_window)
+
+
+def mark_required(source: DataFrame, snapshot_end: Mapping[int, int], window: TopicWindow = TopicWindow()) -> DataFrame:
+    """Flag source records in the window and below their partition's snapshot offset."""
+    source = mark_window(source, window)
     if not snapshot_end:
         return source.withColumn(REQUIRED, F.lit(False))
-    ends = F.create_map(*[F.lit(x) for pair in sorted(snapshot_end.items()) for x in (int(pair[0]), int(pair[1]))])
-    return source.withColumn(
-        REQUIRED, F.coalesce(F.col("offset") < F.element_at(ends, F.col("partition")), F.lit(False))
-    )
+    below_snapshot = F.coalesce(F.col("offset") < _per_partition(snapshot_end), F.lit(False))
+    return source.withColumn(REQUIRED, below_snapshot & F.col(IN_WINDOW))
 
 
 def _digest_rows(source: DataFrame, target: DataFrame) -> tuple[dict[int, dict], dict[int, dict]]:
     """Digests of both sides in one Spark job: {partition: row} for source and target."""
     sides = with_key_rank(source.withColumn("side", F.lit("source"))).unionByName(
-        with_key_rank(target.withColumn("side", F.lit("target")).withColumn(REQUIRED, F.lit(False)))
+        with_key_rank(
+            target.withColumn("side", F.lit("target"))
+            .withColumn(REQUIRED, F.lit(False))
+            .withColumn(IN_WINDOW, F.lit(False))
+        )
     )
     rows = partition_digests(sides, group_by=("side", "partition")).collect()
     by_side: dict[str, dict[int, dict]] = {"source": {}, "target": {}}
@@ -128,7 +170,7 @@ def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
     their fingerprint; unexpected records to null).
     """
     keys = ["partition", FP_A, FP_B, "occurrence"]
-    pairs = _side(source, "s_", extra=[REQUIRED]).join(_side(target, "t_"), on=keys, how="full_outer")
+    pairs = _side(source, "s_", extra=[REQUIRED, IN_WINDOW]).join(_side(target, "t_"), on=keys, how="full_outer")
     source_copies = source.groupBy("partition", FP_A, FP_B).agg(
         F.count(F.lit(1)).alias("source_copies"), F.max("offset").alias("last_source_offset")
     )
@@ -138,6 +180,7 @@ def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
     status = (
         F.when(has_source & has_target, F.lit(MATCHED))
         .when(has_source & F.col(REQUIRED), F.lit(MISSING_CANDIDATE))
+        .when(has_source & ~F.col(IN_WINDOW), F.lit(BEFORE_WINDOW))
         .when(has_source, F.lit(NOT_YET_REPLICATED))
         .when(F.coalesce(F.col("source_copies"), F.lit(0)) > 0, F.lit(DUPLICATE))
         .otherwise(F.lit(UNEXPECTED_CANDIDATE))
@@ -147,6 +190,44 @@ def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
         F.col("status") == DUPLICATE, F.col("last_source_offset")
     )
     return pairs.withColumn("mapped_source_offset", mapped)
+
+
+def target_window_offsets(pairs: DataFrame, window: TopicWindow) -> dict[int, int]:
+    """Per partition of `pairs`, the first target offset judged under an offset window:
+    that of the first replica of a window record, else the one after the last replica of
+    an earlier record, else 0. Empty without offsets in the window."""
+    if not window.from_offsets:
+        return {}
+    replicas = pairs.filter(F.col("t_offset").isNotNull() & F.col("mapped_source_offset").isNotNull())
+    in_window = F.col("mapped_source_offset") >= _from_offset(window)
+    rows = (
+        replicas.groupBy("partition")
+        .agg(
+            F.min(F.when(in_window, F.col("t_offset"))).alias("first_in_window"),
+            F.max(F.when(~in_window, F.col("t_offset"))).alias("last_before_window"),
+        )
+        .collect()
+    )
+    starts = {}
+    for row in rows:
+        if row["first_in_window"] is not None:
+            starts[row["partition"]] = int(row["first_in_window"])
+        elif row["last_before_window"] is not None:
+            starts[row["partition"]] = int(row["last_before_window"]) + 1
+    return starts
+
+
+def mark_target_window(pairs: DataFrame, window: TopicWindow, target_starts: Mapping[int, int]) -> DataFrame:
+    """Flag target records in the window (see the module docstring)."""
+    replicates = F.col("mapped_source_offset").isNotNull()
+    by_source = F.col("mapped_source_offset") >= _from_offset(window)
+    if target_starts:
+        by_position = F.col("t_offset") >= F.coalesce(_per_partition(target_starts), F.lit(0))
+    else:
+        by_position = F.lit(True)
+    by_offset = F.when(replicates, by_source).otherwise(by_position)
+    in_window = by_offset & _at_or_after_timestamp("t_" + TS_MICROS, window)
+    return pairs.withColumn(T_IN_WINDOW, F.col("t_offset").isNotNull() & in_window)
 
 
 def _finding(
@@ -165,13 +246,15 @@ def _finding(
 def record_findings(pairs: DataFrame) -> DataFrame:
     """One row per problem: partition, kind, source_offset, target_offset, key, detail."""
     no_detail = F.lit(None).cast("string")
+    if T_IN_WINDOW not in pairs.columns:
+        pairs = pairs.withColumn(T_IN_WINDOW, F.col("t_offset").isNotNull())
     matched = pairs.filter(F.col("status") == MATCHED)
 
     by_key_in_source_order = Window.partitionBy("partition", "s_" + KEY_FP).orderBy("s_offset")
     previous_target_offset = F.lag("t_offset").over(by_key_in_source_order)
     order_violations = (
         matched.withColumn("previous_target_offset", previous_target_offset)
-        .filter(F.col("t_offset") < F.col("previous_target_offset"))
+        .filter((F.col("t_offset") < F.col("previous_target_offset")) & F.col(IN_WINDOW))
         .select(
             *_finding(
                 F.lit(ORDER_VIOLATION),
@@ -185,7 +268,7 @@ def record_findings(pairs: DataFrame) -> DataFrame:
             )
         )
     )
-    type_changes = matched.filter(F.col("s_timestampType") != F.col("t_timestampType")).select(
+    type_changes = matched.filter((F.col("s_timestampType") != F.col("t_timestampType")) & F.col(IN_WINDOW)).select(
         *_finding(
             F.lit(TIMESTAMP_TYPE_CHANGE),
             F.col("s_offset"),
@@ -194,7 +277,7 @@ def record_findings(pairs: DataFrame) -> DataFrame:
             F.concat(F.col("s_timestampType").cast("string"), F.lit(" -> "), F.col("t_timestampType").cast("string")),
         )
     )
-    duplicates = pairs.filter(F.col("status") == DUPLICATE).select(
+    duplicates = pairs.filter((F.col("status") == DUPLICATE) & F.col(T_IN_WINDOW)).select(
         *_finding(
             F.lit(DUPLICATE), F.col("mapped_source_offset"), F.col("t_offset"), F.col("t_" + KEY_PREVIEW), no_detail
         )
@@ -202,12 +285,12 @@ def record_findings(pairs: DataFrame) -> DataFrame:
     return order_violations.unionByName(type_changes).unionByName(duplicates).unionByName(_pair_leftovers(pairs))
 
 
-def _leftovers(pairs: DataFrame, status: str, prefix: str) -> DataFrame:
+def _leftovers(pairs: DataFrame, status: str, prefix: str, judged: Column) -> DataFrame:
     by_key = Window.partitionBy("partition", "key_fp").orderBy(prefix + "offset")
     columns = [F.col("partition"), F.col(prefix + KEY_FP).alias("key_fp")]
     columns += [F.col(prefix + name).alias(f"{prefix}{name}") for name in _RECORD_ATTRIBUTES if name != KEY_FP]
     return (
-        pairs.filter(F.col("status") == status)
+        pairs.filter((F.col("status") == status) & judged)
         .select(*columns)
         .withColumn("leftover_rank", F.row_number().over(by_key))
     )
@@ -215,8 +298,9 @@ def _leftovers(pairs: DataFrame, status: str, prefix: str) -> DataFrame:
 
 def _pair_leftovers(pairs: DataFrame) -> DataFrame:
     """Pair missing and unexpected records of the same key into content mismatches."""
-    missing = _leftovers(pairs, MISSING_CANDIDATE, "s_")
-    unexpected = _leftovers(pairs, UNEXPECTED_CANDIDATE, "t_")
+    # Missing candidates are required records, so in the window already.
+    missing = _leftovers(pairs, MISSING_CANDIDATE, "s_", F.lit(True))
+    unexpected = _leftovers(pairs, UNEXPECTED_CANDIDATE, "t_", F.col(T_IN_WINDOW))
     paired = missing.join(unexpected, on=["partition", "key_fp", "leftover_rank"], how="full_outer")
     in_source = F.col("s_offset").isNotNull()
     in_target = F.col("t_offset").isNotNull()
@@ -255,6 +339,10 @@ def _summarize_findings(findings: DataFrame, results: dict[int, PartitionResult]
         .agg(
             F.count(F.lit(1)).alias("count"),
             F.collect_list(F.when(F.col("example_rank") <= max_examples, example)).alias("examples"),
+            F.min("source_offset").alias("source_first"),
+            F.max("source_offset").alias("source_last"),
+            F.min("target_offset").alias("target_first"),
+            F.max("target_offset").alias("target_last"),
         )
         .collect()
     )
@@ -262,6 +350,10 @@ def _summarize_findings(findings: DataFrame, results: dict[int, PartitionResult]
     for row in summary:
         result = results[row["partition"]]
         result.problems[row["kind"]] += row["count"]
+        if row["kind"] == DUPLICATE:
+            result.duplicate_range = {
+                name: int(row[name]) for name in ("source_first", "source_last", "target_first", "target_last")
+            }
         if row["kind"] == CONTENT_MISMATCH:
             for name in (row["detail"] or "").split(","):
                 if name:
@@ -286,15 +378,17 @@ def compare_topic(
     *,
     mapped_partitions: Iterable[int] = (),
     max_examples: int = 5,
+    window: TopicWindow = TopicWindow(),
 ) -> TopicComparison:
     """Compare one topic; see the module docstring for the rules.
 
     `source` and `target` are fingerprinted records; `snapshot_end` holds every
     source partition's snapshot end offset. `mapped_partitions` asks for a target →
     source offset map of those partitions (checkpoint evaluation needs it).
+    `window` limits the records judged, not those read or mapped.
     """
     mapped_partitions = tuple(mapped_partitions)
-    source = mark_required(source, snapshot_end)
+    source = mark_required(source, snapshot_end, window)
     source_digests, target_digests = _digest_rows(source, target)
 
     results: dict[int, PartitionResult] = {}
@@ -304,8 +398,12 @@ def compare_topic(
         target_row = target_digests.get(partition)
         result = PartitionResult(partition=partition)
         if source_row:
+            window_records = int(source_row["window_records"] or 0)
             result.source_records = int(source_row["required_records"] or 0)
-            result.source_tail_records = int(source_row["records"]) - result.source_records
+            result.source_tail_records = window_records - result.source_records
+            result.source_records_before_window = int(source_row["records"]) - window_records
+        if partition in window.from_offsets:
+            result.window_source_offset = int(window.from_offsets[partition])
         if target_row:
             result.target_records = int(target_row["records"])
         if not _digests_equal(source_row, target_row):
@@ -321,7 +419,11 @@ def compare_topic(
             source.filter(F.col("partition").isin(wanted)), target.filter(F.col("partition").isin(wanted))
         ).persist()
         if mismatched:
-            findings = record_findings(pairs.filter(F.col("partition").isin(mismatched)))
+            judged_pairs = pairs.filter(F.col("partition").isin(mismatched))
+            target_starts = target_window_offsets(judged_pairs, window)
+            for partition, start in target_starts.items():
+                results[partition].window_target_offset = start
+            findings = record_findings(mark_target_window(judged_pairs, window, target_starts))
             _summarize_findings(findings, results, max_examples)
         if mapped_partitions:
             offset_map = pairs.filter(F.col("t_offset").isNotNull()).select(

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
+from mm2_validator.delivery import EXACTLY_ONCE, DuplicatePolicy
+from mm2_validator.window import ReplicationWindow
+
 REPLICATION_POLICIES = ("default", "identity")
 
 # Consumer settings the Spark Kafka source manages itself and rejects as `kafka.*`
@@ -131,6 +134,22 @@ class ClusterAccess:
         }
 
 
+def with_committed_reads(access: ClusterAccess) -> ClusterAccess:
+    """The same access reading committed records only, unless its file says otherwise.
+
+    An exactly-once flow writes the target in transactions; a worker killed mid-transaction
+    leaves aborted records in the log that read_committed consumers never see. Reading them
+    would report each as a duplicate."""
+    if "isolation.level" in access.client_properties:
+        return access
+    properties = dict(access.client_properties, **{"isolation.level": "read_committed"})
+    return ClusterAccess(access.name, access.bootstrap, properties, access.properties_file)
+
+
+def target_access_for(delivery: str, target: ClusterAccess) -> ClusterAccess:
+    return with_committed_reads(target) if delivery == EXACTLY_ONCE else target
+
+
 def cluster_access(name: str, bootstrap: Optional[str], properties_file: Optional[str]) -> ClusterAccess:
     """Build cluster access from a bootstrap flag and an optional properties file.
     A `bootstrap.servers` line in the file is used when the flag is absent."""
@@ -184,6 +203,8 @@ class ValidatorConfig:
     poll_interval_s: float = 5.0
     allow_timestamp_type_change: bool = False
     max_examples: int = 5
+    duplicate_policy: DuplicatePolicy = field(default_factory=DuplicatePolicy)
+    window: ReplicationWindow = field(default_factory=ReplicationWindow)
 
     def __post_init__(self) -> None:
         if self.replication_policy not in REPLICATION_POLICIES:
@@ -221,4 +242,8 @@ class ValidatorConfig:
             "heartbeats_topic": self.heartbeats_topic,
             "catchup_timeout_s": self.catchup_timeout_s,
             "allow_timestamp_type_change": self.allow_timestamp_type_change,
+            "delivery": self.duplicate_policy.delivery,
+            "max_duplicates": self.duplicate_policy.max_duplicates,
+            "max_duplicate_ratio": self.duplicate_policy.max_duplicate_ratio,
+            "window": self.window.describe(),
         }

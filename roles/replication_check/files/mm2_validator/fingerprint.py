@@ -99,7 +99,8 @@ def _as_decimal(long_column: Column) -> Column:
 
 def partition_digests(fingerprinted: DataFrame, group_by: tuple[str, ...] = ("partition",)) -> DataFrame:
     """One row per partition (per `group_by`): record count and order-aware multiset
-    digests, plus `required_records` when the records carry a `required` flag.
+    digests, plus `required_records` / `window_records` when the records carry a
+    `required` / `in_window` flag.
 
     Each record contributes hashes of (fingerprint, rank within its key), so equal
     digests mean the same records in the same per-key order. `digest_log_append`
@@ -118,4 +119,6 @@ def partition_digests(fingerprinted: DataFrame, group_by: tuple[str, ...] = ("pa
     ]
     if "required" in fingerprinted.columns:
         aggregates.append(F.sum(F.when(F.col("required"), 1).otherwise(0)).alias("required_records"))
+    if "in_window" in fingerprinted.columns:
+        aggregates.append(F.sum(F.when(F.col("in_window"), 1).otherwise(0)).alias("window_records"))
     return fingerprinted.groupBy(*group_by).agg(*aggregates)

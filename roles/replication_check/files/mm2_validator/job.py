@@ -31,18 +31,22 @@ from mm2_validator.checkpoints import (
 )
 from mm2_validator.compare import compare_topic
 from mm2_validator.config import ConfigError, ValidatorConfig, remote_heartbeats_topic
+from mm2_validator.delivery import EXACTLY_ONCE, SEVERITY_NONE, describe_budget
 from mm2_validator.fingerprint import with_fingerprints
 from mm2_validator.kafka_io import KafkaCluster, collect_internal_rows, read_whole_topic
 from mm2_validator.latency import heartbeat_latency
 from mm2_validator.mm2_records import RecordFormatError, decode_offset_sync
 from mm2_validator.model import (
+    DUPLICATE,
     PROBLEM_KINDS,
     TIMESTAMP_TYPE_CHANGE,
     CheckpointResult,
     Finding,
+    PartitionResult,
     TopicResult,
     ValidationResult,
 )
+from mm2_validator.window import WindowError, check_window_partitions, selected_topics_missing
 
 log = logging.getLogger("mm2_validator")
 
@@ -119,7 +123,22 @@ class Validation:
                     snapshot_end=self.source.end_offsets(topic, partitions),
                 )
             )
+        self.check_window(plans)
         return plans
+
+    def check_window(self, plans: list[TopicPlan]) -> None:
+        """Refuse a window naming what the source does not have, before any record is read."""
+        window = self.config.window
+        try:
+            absent = selected_topics_missing(window, [plan.source_topic for plan in plans])
+            if absent:
+                raise WindowError(f"--from-offsets names topics this run does not validate: {', '.join(absent)}")
+            for plan in plans:
+                check_window_partitions(
+                    window.for_topic(plan.source_topic), plan.source_topic, plan.partitions, plan.snapshot_end
+                )
+        except WindowError as error:
+            raise ConfigError(str(error)) from None
 
     def read_source_heads(self, plans: list[TopicPlan]) -> None:
         for plan in plans:
@@ -239,6 +258,7 @@ class Validation:
             plan.snapshot_end,
             mapped_partitions=sorted(mapped),
             max_examples=self.config.max_examples,
+            window=self.config.window.for_topic(plan.source_topic),
         )
         try:
             evaluate_topic_checkpoints(self.spark, topic_checkpoints, comparison.offset_map, plan.target_end)
@@ -291,20 +311,16 @@ class Validation:
                     count = partition.problems.get(kind, 0)
                     if not count:
                         continue
-                    severity = (
-                        "warning"
-                        if kind == TIMESTAMP_TYPE_CHANGE and self.config.allow_timestamp_type_change
-                        else "error"
-                    )
                     findings.append(
                         Finding(
-                            severity,
+                            self._problem_severity(kind),
                             kind,
-                            f"{count} record(s): {kind.replace('_', ' ')}",
+                            _problem_message(kind, count, partition),
                             topic=topic.source_topic,
                             partition=partition.partition,
                         )
                     )
+        self._add_duplicate_budget_finding()
         for checkpoint in self.result.checkpoints:
             where = dict(topic=checkpoint.topic, partition=checkpoint.partition, group=checkpoint.group)
             if checkpoint.safe is False:
@@ -343,6 +359,27 @@ class Validation:
                 )
             )
 
+    def judge_duplicates(self) -> None:
+        budget = self.config.duplicate_policy.judge(self.result.duplicates, self.result.records_validated)
+        self.result.duplicate_budget = budget
+
+    def _problem_severity(self, kind: str) -> str:
+        if kind == TIMESTAMP_TYPE_CHANGE and self.config.allow_timestamp_type_change:
+            return "warning"
+        if kind == DUPLICATE:
+            return self.result.duplicate_budget.severity
+        return "error"
+
+    def _add_duplicate_budget_finding(self) -> None:
+        budget = self.result.duplicate_budget
+        if budget.severity == SEVERITY_NONE:
+            return
+        if budget.delivery == EXACTLY_ONCE:
+            code = "duplicates_under_exactly_once"
+        else:
+            code = "duplicates_within_budget" if budget.within_budget else "duplicate_budget_exceeded"
+        self.result.findings.append(Finding(budget.severity, code, describe_budget(budget)))
+
     # -- the run ------------------------------------------------------------------------
 
     def run(self) -> ValidationResult:
@@ -364,6 +401,18 @@ class Validation:
         self.result.checkpoints = checkpoints
         self.result.groups = summarize_groups(checkpoints)
         self.measure_latency()
+        self.judge_duplicates()
         self.add_findings()
         self.result.elapsed_s = round(self.clock.monotonic() - started, 3)
         return self.result
+
+
+def _problem_message(kind: str, count: int, partition: PartitionResult) -> str:
+    message = f"{count} record(s): {kind.replace('_', ' ')}"
+    where = partition.duplicate_range
+    if kind == DUPLICATE and where:
+        message += (
+            f" (copies of source offsets {where['source_first']}-{where['source_last']}"
+            f" at target offsets {where['target_first']}-{where['target_last']})"
+        )
+    return message

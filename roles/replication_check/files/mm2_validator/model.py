@@ -27,13 +27,22 @@ class PartitionResult:
     source_read_offset: int = 0  # end offset of the source read (>= snapshot; the tail is optional)
     target_start_offset: int = 0
     target_end_offset: int = 0
-    source_records: int = 0  # records below the snapshot offset
-    source_tail_records: int = 0  # records between snapshot and read offset
+    source_records: int = 0  # records below the snapshot offset (and in the window, if any)
+    source_tail_records: int = 0  # records between snapshot and read offset (in the window)
     target_records: int = 0
     verified_by: str = VERIFIED_BY_DIGEST
     problems: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in PROBLEM_KINDS})
     content_mismatch_fields: dict[str, int] = field(default_factory=lambda: {"value": 0, "headers": 0, "timestamp": 0})
     examples: list[dict[str, Any]] = field(default_factory=list)
+    # Where the duplicates are: first/last source offset they copy, first/last target offset
+    # they sit at (keys source_first, source_last, target_first, target_last); None without any.
+    duplicate_range: Optional[dict[str, int]] = None
+    # With a window: source records before it (neither required nor judged), the first source
+    # offset of the window (--from-offsets) and the first target offset holding a replica of
+    # a window record (judged from there on; None when the partition matched as a whole).
+    source_records_before_window: int = 0
+    window_source_offset: Optional[int] = None
+    window_target_offset: Optional[int] = None
 
     def problem_total(self, ignored_kinds: tuple[str, ...] = ()) -> int:
         return sum(count for kind, count in self.problems.items() if kind not in ignored_kinds)
@@ -124,6 +133,21 @@ class Finding:
 
 
 @dataclass
+class DuplicateBudget:
+    """How the run's duplicates were judged (see `delivery`)."""
+
+    delivery: str = "at-least-once"
+    max_duplicates: Optional[int] = None  # None: unlimited
+    max_duplicate_ratio: Optional[float] = 0.1  # of records validated; None: unlimited
+    records_validated: int = 0
+    duplicates: int = 0
+    allowed_duplicates: Optional[int] = None  # None: unlimited
+    duplicate_ratio: Optional[float] = None  # duplicates / records validated
+    within_budget: bool = True
+    severity: str = "none"  # none, warning or error
+
+
+@dataclass
 class ValidationResult:
     inputs: dict[str, Any]
     topics: list[TopicResult] = field(default_factory=list)
@@ -132,6 +156,7 @@ class ValidationResult:
     offset_syncs: OffsetSyncSummary = field(default_factory=OffsetSyncSummary)
     latency: LatencyResult = field(default_factory=LatencyResult)
     findings: list[Finding] = field(default_factory=list)
+    duplicate_budget: DuplicateBudget = field(default_factory=DuplicateBudget)
     caught_up: bool = True
     started_at: str = ""
     elapsed_s: float = 0.0
@@ -144,3 +169,7 @@ class ValidationResult:
     def records_validated(self) -> int:
         """Source records below the snapshot, each checked for on the target."""
         return sum(p.source_records for t in self.topics for p in t.partitions)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(p.problems.get(DUPLICATE, 0) for t in self.topics for p in t.partitions)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mm2_validator import REPORT_SCHEMA_VERSION, __version__
-from mm2_validator.model import PROBLEM_KINDS, Finding, TopicResult, ValidationResult
+from mm2_validator.delivery import describe_budget
+from mm2_validator.model import PROBLEM_KINDS, Finding, PartitionResult, TopicResult, ValidationResult
 
 _SHORT_KIND = {
     "missing": "missing",
@@ -67,6 +68,7 @@ def report_document(result: ValidationResult) -> dict[str, Any]:
         "offset_syncs": asdict(result.offset_syncs),
         "latency": asdict(result.latency),
         "findings": [f.as_dict() for f in result.findings],
+        "duplicate_budget": asdict(result.duplicate_budget),
     }
 
 
@@ -103,6 +105,28 @@ def _where(finding: Finding) -> str:
     return (" " + " ".join(parts)) if parts else ""
 
 
+def window_text(inputs: dict[str, Any]) -> Optional[str]:
+    """The window as given, or None when the run judged every record."""
+    window = inputs.get("window") or {}
+    if window.get("from_timestamp"):
+        return f"window: records with timestamps from {window['from_timestamp']} ({window['from_timestamp_ms']} ms)"
+    offsets = window.get("from_offsets") or {}
+    if offsets:
+        named = ",".join(f"{t}:{p}={o}" for t, parts in offsets.items() for p, o in parts.items())
+        return f"window: from source offsets {named} (other partitions whole)"
+    return None
+
+
+def duplicate_range_text(partition: PartitionResult) -> str:
+    where = partition.duplicate_range
+    if not where:
+        return ""
+    return (
+        f"source {where['source_first']}-{where['source_last']}, "
+        f"target {where['target_first']}-{where['target_last']}"
+    )
+
+
 def text_summary(result: ValidationResult) -> str:
     lines: list[str] = []
     header = ["topic", "part", "source", "target"] + [_SHORT_KIND[k] for k in PROBLEM_KINDS] + ["checked by"]
@@ -115,6 +139,23 @@ def text_summary(result: ValidationResult) -> str:
                 + [p.verified_by]
             )
     lines += _table(header, rows) if rows else ["(no topics compared)"]
+    duplicated = [(t.source_topic, p) for t in result.topics for p in t.partitions if p.duplicate_range]
+    if duplicated:
+        lines.append("")
+        lines += _table(
+            ["topic", "part", "duplicates", "copies of source offsets", "at target offsets"],
+            [
+                [
+                    topic,
+                    str(p.partition),
+                    str(p.problems.get("duplicate", 0)),
+                    f"{p.duplicate_range['source_first']}-{p.duplicate_range['source_last']}",
+                    f"{p.duplicate_range['target_first']}-{p.duplicate_range['target_last']}",
+                ]
+                for topic, p in duplicated
+                if p.duplicate_range
+            ],
+        )
     if result.groups:
         lines.append("")
         lines += _table(
@@ -132,6 +173,10 @@ def text_summary(result: ValidationResult) -> str:
         )
     else:
         lines.append(f"latency: n/a ({latency.note})" if latency.note else "latency: n/a")
+    window = window_text(result.inputs)
+    if window:
+        lines.append(window)
+    lines.append(describe_budget(result.duplicate_budget))
     errors = [f for f in result.findings if f.severity == "error"]
     warnings = [f for f in result.findings if f.severity == "warning"]
     for finding in errors + warnings:
@@ -210,6 +255,17 @@ def _cell(value: Any, bad: bool = False) -> str:
     return f'<td class="bad">{escape(str(value))}</td>' if bad else f"<td>{escape(str(value))}</td>"
 
 
+def _window_cell(partition: PartitionResult) -> str:
+    parts = []
+    if partition.window_source_offset is not None:
+        parts.append(f"source {partition.window_source_offset}")
+    if partition.window_target_offset is not None:
+        parts.append(f"target {partition.window_target_offset}")
+    if partition.source_records_before_window:
+        parts.append(f"{partition.source_records_before_window} earlier records not judged")
+    return ", ".join(parts)
+
+
 def _topic_section(topic: TopicResult) -> str:
     rows = []
     for p in topic.partitions:
@@ -218,11 +274,13 @@ def _topic_section(topic: TopicResult) -> str:
         cells += [
             _cell(f"{p.source_start_offset}–{p.source_snapshot_offset}"),
             _cell(f"{p.target_start_offset}–{p.target_end_offset}"),
+            _cell(duplicate_range_text(p)),
+            _cell(_window_cell(p)),
             _cell(p.verified_by),
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     head = ["partition", "source", "source tail", "target"] + [_SHORT_KIND[k] for k in PROBLEM_KINDS]
-    head += ["source offsets", "target offsets", "checked by"]
+    head += ["source offsets", "target offsets", "duplicated offsets", "window from", "checked by"]
     examples = [(p.partition, e) for p in topic.partitions for e in p.examples]
     example_html = ""
     if examples:
@@ -332,6 +390,8 @@ def html_report(result: ValidationResult) -> str:
         + "".join(_cell(totals.get(k, 0), totals.get(k, 0) > 0) for k in PROBLEM_KINDS)
         + "</tr></table>"
         + f"<p>Latency: {escape(latency_text)}</p>"
+        + f"<p>Duplicates: {escape(describe_budget(result.duplicate_budget))}</p>"
+        + (f"<p>{escape(window_text(inputs) or '')}</p>" if window_text(inputs) else "")
         + (f"<h2>Findings</h2><ul>{findings}</ul>" if findings else "<h2>Findings</h2><p>None.</p>")
         + "".join(_topic_section(t) for t in result.topics)
         + _checkpoint_section(result)

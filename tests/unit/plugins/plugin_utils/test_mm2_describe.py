@@ -140,3 +140,21 @@ def test_built_in_defaults_agree_with_mm2_defaults(builtin_defaults: Dict[str, A
         assert builtin_defaults[option] == value, option
     with_role_defaults = described(builtin_defaults=builtin_defaults)
     assert with_role_defaults == described()
+
+
+@pytest.mark.parametrize(('flow_options', 'exactly_once'), [
+    ({}, False),
+    ({'exactly_once': True}, True),
+    ({'exactly_once': 'yes'}, True),
+    ({'exactly_once': False}, False),
+    ({'extra_config': {'source': {'exactly.once.support': 'required'}}}, True),
+    ({'exactly_once': True, 'extra_config': {'source': {'exactly.once.support': 'requested'}}}, False),
+])
+def test_the_delivery_guarantee_follows_the_flow(flow_options: Dict[str, Any], exactly_once: bool) -> None:
+    flows = [dict({'source': 'src', 'target': 'dst'}, **flow_options)]
+    assert described(flows=flows)['exactly_once'] is exactly_once
+
+
+def test_site_defaults_can_make_every_flow_exactly_once() -> None:
+    assert described(site_defaults={'exactly_once': True})['exactly_once'] is True
+    assert MM2_FLOW_DEFAULTS['exactly_once'] is False
