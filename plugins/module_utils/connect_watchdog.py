@@ -681,7 +681,8 @@ class Watchdog:
 
     def _read_exporter(self) -> Optional[Dict[UnitKey, TaskReading]]:
         """The task readings, or None (counted, logged once per outage) when the page cannot be had."""
-        assert self.exporter is not None
+        if self.exporter is None:
+            return None
         try:
             readings = task_readings(self.exporter.read())
         except ExporterError as exc:

@@ -66,6 +66,8 @@ def delivers_exactly_once(flow: Mapping[str, Any], source_extra: Mapping[str, An
     if EXACTLY_ONCE_SUPPORT_KEY in source_extra:
         return str(source_extra[EXACTLY_ONCE_SUPPORT_KEY]).strip().lower() == 'required'
     return as_bool(flow.get('exactly_once')) is True
+
+
 FLOW_ARROW = '->'
 
 
