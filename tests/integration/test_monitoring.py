@@ -32,8 +32,10 @@ EXPECTED_TARGETS = {"kafka-connect": 2, "kafka-connect-watchdog": 2, "kafka-brok
 TIMEOUT = 240
 
 # The restart watchdog serves a series per connector or task only once it restarted it
-# (tests/integration/test_auto_restart.py reads them after a real restart).
-AFTER_A_RESTART_ONLY = {"kafka_dr_connect_restarts_total", "kafka_dr_connect_restart_cap_reached"}
+# (tests/integration/test_auto_restart.py reads them after a real restart; the unit tests of
+# the watchdog, the stall restarts).
+AFTER_A_RESTART_ONLY = {"kafka_dr_connect_restarts_total", "kafka_dr_connect_restart_cap_reached",
+                        "kafka_dr_connect_stall_restarts_total"}
 
 # Grafana's variables, as the dashboard's "All" would set them.
 GRAFANA_VARIABLES = {"$__rate_interval": "1m", "$connector": ".*", "$flow": ".*", "$source": ".*",
@@ -255,3 +257,20 @@ def test_an_exporter_port_held_by_another_process_stops_the_run_before_any_chang
     finally:
         with contextlib.suppress(RuntimeError):
             lab._docker("exec", WORKER, "pkill", "-f", f"http.server {port}")
+
+
+def test_a_rule_file_that_does_not_parse_is_refused_and_the_server_keeps_its_rules(tmp_path: Path) -> None:
+    broken = tmp_path / "broken_alerts.yml"
+    broken.write_text("groups:\n  - name: broken\n    rules:\n      - alert: NoExpression\n        expr: sum(\n")
+    rules_before = {rule["name"] for group in prometheus_api("rules")["groups"] for rule in group["rules"]}
+    run = lab.run_playbook("playbooks/monitoring.yml", {"prometheus_rule_files": [str(ALERT_RULES), str(broken)]})
+    assert run.returncode != 0
+    assert "promtool check rules" in run.output or "failed validating" in run.output.lower()
+    assert lab._docker("exec", "prometheus-1", "ls", "/etc/prometheus/rules").split() == ["mm2_alerts.yml"]
+    rules_after = {rule["name"] for group in prometheus_api("rules")["groups"] for rule in group["rules"]}
+    assert rules_after == rules_before and "NoExpression" not in rules_after
+
+
+def prometheus_api(path: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{PROMETHEUS}/api/v1/{path}", timeout=30) as response:
+        return json.load(response)["data"]
