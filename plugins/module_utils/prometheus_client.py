@@ -6,18 +6,12 @@
 from __future__ import annotations
 
 import re
-import traceback
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit, urlunsplit
 
-REQUESTS_IMPORT_ERROR: Optional[str]
-try:
-    import requests
-    REQUESTS_IMPORT_ERROR = None
-except ImportError:
-    # Reported through missing_required_lib by the module; importing must not fail.
-    requests = None  # type: ignore[assignment]
-    REQUESTS_IMPORT_ERROR = traceback.format_exc()
+# The Connect client's guarded import (None without requests): module mm2_status reports a missing
+# requests through REQUESTS_IMPORT_ERROR of connect_client; importing this file never fails.
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import requests
 
 # Server bodies that are not Prometheus JSON are cut to this length in error messages.
 MAX_BODY_EXCERPT = 300

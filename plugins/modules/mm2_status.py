@@ -285,7 +285,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import REQUESTS_IMPORT_ERROR, ConnectApiError, ConnectClient
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec, hide_values
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import secret_values
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
@@ -317,7 +317,6 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     workers_up_query,
 )
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.prometheus_client import (
-    REQUESTS_IMPORT_ERROR,
     PrometheusApiError,
     PrometheusClient,
     url_without_credentials,
