@@ -87,10 +87,12 @@ molecule: setup
 test:
 	@scripts/test.sh
 
-bench: lab
-	ansible-playbook site.yml --skip-tags validate
-	ansible-playbook playbooks/validate.yml --tags replication_check_install
-	$(BIN)/python -m tests.bench
+# Replication figures on the running, deployed lab (make lab-deploy; the validator part also
+# needs playbooks/validate.yml --tags replication_check_install): docs/performance.md.
+# BENCH_RECORDS, BENCH_SIZES, BENCH_PARTS, BENCH_DEPLOY=1; writes build/bench/bench.{json,png,log}.
+bench: venv
+	@mkdir -p build/bench
+	$(BIN)/python -m tests.bench 2>&1 | tee build/bench/bench.log
 
 clean:
 	rm -rf build .pytest_cache

@@ -1,5 +1,120 @@
-"""Benchmarks on the lab: `make bench` (python -m tests.bench)."""
+"""Benchmarks on the lab: `make bench` (python -m tests.bench).
 
-from tests.bench.validator_throughput import main
+Parts (BENCH_PARTS, comma separated; default all but deploy):
+  raw        Kafka's perf tools: the clusters' limit with MM2's client settings
+  mm2        drains with the collection's defaults (ratio to raw)
+  stock      the same drains with the reference guide's connector config (ratio defaults/stock)
+  latency    end-to-end latency at half the defaults' measured throughput
+  scaling    the defaults' drain with tasks.max 1, 2, 4 over 6 partitions
+  validator  the PySpark validation job's records/s next to a plain consumer
+  deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
+Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
+bytes, default 1024,100), BENCH_LATENCY_SECONDS (default 30), BENCH_OUT (default build/bench).
+"""
 
-main()
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from tests.bench import replication, report, validator_throughput
+from tests.integration import lab
+
+ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "deploy")
+DEFAULT_PARTS = ALL_PARTS[:-1]
+# Without a measured MM2 rate (BENCH_PARTS without mm2) the latency part sends at this rate.
+FALLBACK_LATENCY_RATE = 2000.0
+
+
+def selected_parts(environ: dict[str, str]) -> tuple[str, ...]:
+    names = [name.strip() for name in environ.get("BENCH_PARTS", ",".join(DEFAULT_PARTS)).split(",") if name.strip()]
+    unknown = sorted(set(names) - set(ALL_PARTS))
+    if unknown:
+        raise SystemExit(f"unknown BENCH_PARTS {', '.join(unknown)}; known: {', '.join(ALL_PARTS)}")
+    if environ.get("BENCH_DEPLOY") == "1" and "deploy" not in names:
+        names.append("deploy")
+    return tuple(name for name in ALL_PARTS if name in names)
+
+
+def settings_from(environ: dict[str, str]) -> replication.Settings:
+    sizes = tuple(int(size) for size in environ.get("BENCH_SIZES", "1024,100").split(",") if size.strip())
+    return replication.Settings(run_id=str(int(time.time())), records=int(environ.get("BENCH_RECORDS", "200000")),
+                                record_sizes=sizes, latency_seconds=int(environ.get("BENCH_LATENCY_SECONDS", "30")))
+
+
+def machine() -> dict[str, Any]:
+    memory_kib = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                       if line.startswith("MemTotal:")), 0)
+    cpu_model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), platform.processor())
+    return {"cpus": os.cpu_count(), "memory_gib": round(memory_kib / 1024 / 1024, 1), "cpu_model": cpu_model,
+            "kernel": platform.release()}
+
+
+def latency_rate(results: dict[str, Any]) -> float:
+    """Half the defaults' drain rate at the latency part's record size (the first one)."""
+    first_size = str(results["settings"]["record_sizes"][0])
+    figure = results.get("mm2_defaults", {}).get(first_size)
+    return figure["records_per_s"] / 2 if figure else FALLBACK_LATENCY_RATE
+
+
+def timed_deployment() -> dict[str, Any]:
+    started = time.monotonic()
+    run = lab.run_playbook("site.yml", None, "--skip-tags", "validate", timeout=3600)
+    seconds = time.monotonic() - started
+    if run.returncode != 0:
+        raise RuntimeError(f"site.yml exited {run.returncode}: {run.output[-2000:]}")
+    return {"seconds": round(seconds, 1), "changed": run.changed()}
+
+
+def run_part(results: dict[str, Any], name: str, measure: Callable[[], dict[str, Any]]) -> None:
+    """One part; a failure is recorded and the other parts still run."""
+    started = time.monotonic()
+    print(f"== {name}")
+    try:
+        results.update(measure())
+    except Exception as error:  # pylint: disable=broad-exception-caught  # one part failing must not lose the others
+        results.setdefault("errors", {})[name] = f"{error.__class__.__name__}: {str(error)[:1000]}"
+        print(f"{name} failed: {error}")
+    results.setdefault("part_seconds", {})[name] = round(time.monotonic() - started, 1)
+
+
+def main() -> None:
+    environ = dict(os.environ)
+    parts = selected_parts(environ)
+    settings = settings_from(environ)
+    out = Path(environ.get("BENCH_OUT", str(lab.REPO_ROOT / "build" / "bench")))
+    started = time.monotonic()
+    results: dict[str, Any] = {
+        "machine": machine(), "parts": list(parts), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "settings": {"records": settings.records, "record_sizes": list(settings.record_sizes),
+                     "latency_seconds": settings.latency_seconds, "run_id": settings.run_id}}
+    if {"raw", "mm2", "stock"} & set(parts):
+        run_part(results, "throughput", lambda: replication.throughput(
+            settings, "raw" in parts, "mm2" in parts, "stock" in parts))
+    if "latency" in parts:
+        run_part(results, "latency", lambda: {"latency": replication.latency(settings, latency_rate(results))})
+    if "scaling" in parts:
+        run_part(results, "scaling", lambda: {"scaling": replication.scaling(settings)})
+    if "validator" in parts:
+        run_part(results, "validator", lambda: {"validator": validator_throughput.measure(settings.records)})
+    if "deploy" in parts:
+        run_part(results, "deploy", lambda: {"deployment": timed_deployment()})
+    results["goals"] = report.goals(results)
+    results["total_seconds"] = round(time.monotonic() - started, 1)
+    report.write_json(results, out / "bench.json")
+    report.write_chart(results, out / "bench.png")
+    print()
+    print(report.render_table(results))
+    for name, error in results.get("errors", {}).items():
+        print(f"part {name} failed: {error}")
+    print(f"\n{out / 'bench.json'}, {out / 'bench.png'}; {results['total_seconds']:.0f} s")
+    if results.get("errors"):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

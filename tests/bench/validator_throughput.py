@@ -6,8 +6,8 @@ replicates, wait until the target holds them all, then time
   2. kafka-consumer-perf-test (ConsumerPerformance) reading the source and the target topic,
 and print the rates side by side with their ratio.
 
-    make bench                      # 1,000,000 records
-    BENCH_RECORDS=200000 make bench
+It is one part of `make bench` (BENCH_PARTS=validator runs it alone); it needs the
+validation job installed on the first Connect worker.
 """
 
 from __future__ import annotations
@@ -72,34 +72,42 @@ def validator_rate(topic: str) -> tuple[float, dict]:
     return report["records_validated"] / report["elapsed_s"], report
 
 
-def main() -> None:
-    records = int(os.environ.get("BENCH_RECORDS", "1000000"))
+def job_installed() -> bool:
+    return subprocess.run(["docker", "exec", VALIDATOR_NODE, "test", "-d", f"{JOB_HOME}/jars"],
+                          capture_output=True, check=False).returncode == 0
+
+
+def measure(records: int) -> dict:
+    """The validator's figures on a fresh topic of the lab's flow (foo.*), or why they were skipped."""
+    if not job_installed():
+        return {"skipped": f"the validation job is not installed on {VALIDATOR_NODE} "
+                           "(ansible-playbook playbooks/validate.yml --tags replication_check_install)"}
     topic = f"foo.bench.{int(time.time())}"
     remote = f"src.{topic}"
     lab.create_topic(lab.SOURCE_BROKER, topic, 3)
-    lab.kafka_run(lab.SOURCE_BROKER, "org.apache.kafka.tools.ProducerPerformance", "--topic", topic,
-                  "--num-records", str(records), "--record-size", "200", "--throughput", "-1",
-                  "--command-config", lab.ADMIN_CLIENT_CONFIG,
-                  "--producer-props", f"bootstrap.servers={lab.bootstrap(lab.SOURCE_BROKER)}", "acks=all",
-                  "linger.ms=20", "batch.size=262144", timeout=1800)
-    replication_s = wait_for_replication(remote, records, timeout_s=1800)
-
-    validated_per_s, report = validator_rate(topic)
-    source_per_s = consumer_rate(lab.SOURCE_BROKER, topic, records)
-    target_per_s = consumer_rate(lab.TARGET_BROKER, remote, records)
+    try:
+        lab.kafka_run(lab.SOURCE_BROKER, "org.apache.kafka.tools.ProducerPerformance", "--topic", topic,
+                      "--num-records", str(records), "--record-size", "200", "--throughput", "-1",
+                      "--command-config", lab.ADMIN_CLIENT_CONFIG,
+                      "--producer-props", f"bootstrap.servers={lab.bootstrap(lab.SOURCE_BROKER)}", "acks=all",
+                      "linger.ms=20", "batch.size=262144", timeout=1800)
+        replication_s = wait_for_replication(remote, records, timeout_s=1800)
+        validated_per_s, report = validator_rate(topic)
+        source_per_s = consumer_rate(lab.SOURCE_BROKER, topic, records)
+        target_per_s = consumer_rate(lab.TARGET_BROKER, remote, records)
+    finally:
+        lab.delete_mirrored_topics(lab.SOURCE_BROKER, [topic], lab.TARGET_BROKER, [remote], "mm2-src-dst-source")
     plain_per_s = 2 * records / (records / source_per_s + records / target_per_s)
+    return {"records": records, "caught_up_s": round(replication_s, 1), "verdict": report["verdict"],
+            "elapsed_s": report["elapsed_s"], "records_per_s": round(validated_per_s, 1),
+            "consumer_source_per_s": round(source_per_s, 1), "consumer_target_per_s": round(target_per_s, 1),
+            "plain_pairs_per_s": round(plain_per_s / 2, 1), "ratio": round(validated_per_s / (plain_per_s / 2), 3)}
 
-    print(f"records per topic                     {records:>12,}")
-    print(f"MM2 caught up after production        {replication_s:>12.1f} s")
-    print(f"validator verdict                     {report['verdict']:>12}")
-    print(f"validator elapsed (both topics)       {report['elapsed_s']:>12.1f} s")
-    print(f"validator, source records/s           {validated_per_s:>12,.0f}")
-    print(f"consumer-perf-test source records/s   {source_per_s:>12,.0f}")
-    print(f"consumer-perf-test target records/s   {target_per_s:>12,.0f}")
-    print(f"consumer-perf-test both topics, rec/s {plain_per_s:>12,.0f}  (2N / total read time)")
-    print(f"ratio validator : plain consumer      {validated_per_s / (plain_per_s / 2):>12.3f}  "
-          "(source records validated/s vs source+target pairs read/s)")
-    lab.delete_topics(lab.SOURCE_BROKER, topic)
+
+def main() -> None:
+    figures = measure(int(os.environ.get("BENCH_RECORDS", "1000000")))
+    for name, value in figures.items():
+        print(f"{name:<24} {value}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,137 @@
+"""The MirrorSourceConnector configs the benchmark compares, and their deployment on the lab.
+
+- defaults: the config the collection rendered for the lab's flow (the running
+  mm2-src-dst-source connector, read back from Connect), pointed at one benchmark topic.
+- stock: the first reference guide's source connector (tests/integration/fixtures/seeds/
+  000_mm2-source-connector.json) with only what the secured lab needs changed: its client
+  settings (SASL_SSL, as tests/integration/test_mirrormaker_seeds.py deploys it), its name and
+  its topic list (its `^foo.*` would mirror the lab's own topics as well).
+
+Only source connectors: heartbeats and checkpoints carry no records of the topic under test.
+Connector names start with `bench-`, outside the role's prune prefix (`mm2-`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from tests.integration import lab
+
+LAB_SOURCE_CONNECTOR = "mm2-src-dst-source"
+STOCK_SEED = lab.REPO_ROOT / "tests" / "integration" / "fixtures" / "seeds" / "000_mm2-source-connector.json"
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One connector config under test, and what the lab must hold for it to run."""
+
+    label: str
+    base_config: dict[str, str]
+    grants: tuple[lab.Grant, ...] = ()
+    # Topics MM2 would create with the guide's replication factor of 3, which the one-broker lab
+    # cannot hold: created beforehand (MM2 leaves existing topics alone). (host, name, compacted)
+    internal_topics: tuple[tuple[str, str, bool], ...] = field(default=())
+
+    @property
+    def source_alias(self) -> str:
+        return self.base_config["source.cluster.alias"]
+
+    def remote_topic(self, topic: str) -> str:
+        return f"{self.source_alias}.{topic}"
+
+    def config_for(self, name: str, topic: str, tasks_max: Optional[int] = None) -> dict[str, str]:
+        return connector_config(self.base_config, name, topic, tasks_max)
+
+
+def connector_config(base: dict[str, str], name: str, topic: str, tasks_max: Optional[int] = None) -> dict[str, str]:
+    """A copy of base for one topic under a new name (tasks.max replaced when given)."""
+    config = {**base, "name": name, "topics": "^" + re.escape(topic) + "$"}
+    if tasks_max is not None:
+        config["tasks.max"] = str(tasks_max)
+    return config
+
+
+def defaults_flow() -> Flow:
+    live = lab.connector_config(LAB_SOURCE_CONNECTOR)
+    if live is None:
+        raise RuntimeError(f"{LAB_SOURCE_CONNECTOR} is not deployed: deploy the lab first (make lab-deploy)")
+    return Flow("defaults", dict(live))
+
+
+def stock_config(seed: dict[str, str]) -> dict[str, str]:
+    """The guide's config with the lab's client settings for both clusters (the guide's own
+    bootstrap servers are replaced by them)."""
+    config = dict(seed)
+    config.update(lab.client_settings("source.cluster.", lab.SOURCE_BROKER))
+    config.update(lab.client_settings("target.cluster.", lab.TARGET_BROKER))
+    return config
+
+
+def stock_grants(source_alias: str, target_alias: str) -> tuple[lab.Grant, ...]:
+    """The guide sets no producer.override.*: the workers' own producer (User:connect) writes the
+    remote topics. Its offset syncs stay on the source (MM2's default), where User:mm2 writes them."""
+    return (*lab.flow_grants(lab.SOURCE_BROKER, lab.TARGET_BROKER, source_alias, target_alias),
+            lab.Grant(lab.SOURCE_BROKER, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
+                      ("--topic", offset_syncs_topic(target_alias))),
+            lab.Grant(lab.TARGET_BROKER, ("Write", "Describe"),
+                      ("--topic", f"{source_alias}.", "--resource-pattern-type", "prefixed"),
+                      principal="User:connect"))
+
+
+def offset_syncs_topic(target_alias: str) -> str:
+    return f"mm2-offset-syncs.{target_alias}.internal"
+
+
+def stock_flow() -> Flow:
+    config = stock_config(json.loads(STOCK_SEED.read_text(encoding="utf-8")))
+    source_alias, target_alias = config["source.cluster.alias"], config["target.cluster.alias"]
+    return Flow("stock", config, stock_grants(source_alias, target_alias),
+                ((lab.SOURCE_BROKER, offset_syncs_topic(target_alias), True),))
+
+
+# ---- on the lab -------------------------------------------------------------------------------
+
+def tasks_running(name: str) -> bool:
+    status = lab.connector_status(name) or {}
+    tasks = status.get("tasks", [])
+    return (status.get("connector", {}).get("state") == "RUNNING" and bool(tasks)
+            and all(task.get("state") == "RUNNING" for task in tasks))
+
+
+def deploy(name: str, config: dict[str, str], timeout: float = 180) -> None:
+    status, body = lab.connect_rest("PUT", f"/connectors/{name}/config", config)
+    if status not in (200, 201):
+        raise RuntimeError(f"deploying {name}: HTTP {status}: {body}")
+    lab.wait_until(lambda: tasks_running(name), timeout, f"connector {name} to run its tasks")
+
+
+def prepare_internal_topics(flow: Flow) -> None:
+    for host, topic, compacted in flow.internal_topics:
+        configs = ("cleanup.policy=compact",) if compacted else ()
+        lab.create_topic(host, topic, 1, *configs)
+
+
+@contextmanager
+def granted(flow: Flow) -> Iterator[None]:
+    """The flow's extra ACLs for the block; the ACLs MM2 synced for its remote topics go too."""
+    if not flow.grants:
+        yield
+        return
+    with lab.granted(list(flow.grants)):
+        try:
+            yield
+        finally:
+            if flow.source_alias != "src":
+                lab.remove_synced_acls(lab.TARGET_BROKER, flow.source_alias)
+
+
+def remove(name: str) -> None:
+    """Best effort: a connector left behind must not hide the figure or the error before it."""
+    try:
+        lab.remove_connector(name)
+    except (RuntimeError, lab.Deadline) as error:
+        print(f"warning: could not remove connector {name}: {error}")

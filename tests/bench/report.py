@@ -1,0 +1,194 @@
+"""The benchmark's results as a table, build/bench/bench.json and build/bench/bench.png.
+
+The results are one dict (what bench.json holds); the table and the goal verdicts are computed
+from it alone, so they are unit tested without a lab.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+# The goals docs/performance.md states, as (results path, comparison, threshold, what it means).
+GOAL_MM2_TO_RAW = 0.8
+GOAL_DEFAULTS_TO_STOCK = 1.5
+GOAL_P99_MS = 1000.0
+
+
+def rate_cell(figure: Optional[dict[str, Any]]) -> str:
+    if not figure:
+        return "-"
+    return f"{figure['records_per_s']:,.0f} rec/s {figure['mib_per_s']:.1f} MiB/s"
+
+
+def ratio_cell(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def goals(results: dict[str, Any]) -> dict[str, Any]:
+    """Each goal: the measured value (the worst over record sizes) and whether it is met; None
+    when the parts that measure it did not run."""
+    verdicts: dict[str, Any] = {}
+    to_raw = [figure.get("ratio_to_concurrent") for figure in results.get("mm2_defaults", {}).values()]
+    to_raw = [value for value in to_raw if value is not None]
+    if to_raw:
+        verdicts["mm2_to_raw"] = {"value": min(to_raw), "goal": GOAL_MM2_TO_RAW, "met": min(to_raw) >= GOAL_MM2_TO_RAW}
+    to_stock = [figure.get("ratio_defaults_to_stock") for figure in results.get("stock", {}).values()]
+    to_stock = [value for value in to_stock if value is not None]
+    if to_stock:
+        verdicts["defaults_to_stock"] = {"value": min(to_stock), "goal": GOAL_DEFAULTS_TO_STOCK,
+                                         "met": min(to_stock) >= GOAL_DEFAULTS_TO_STOCK}
+    end_to_end = results.get("latency", {}).get("end_to_end")
+    if end_to_end:
+        verdicts["p99_ms_at_half_load"] = {"value": end_to_end["p99_ms"], "goal": GOAL_P99_MS,
+                                           "met": end_to_end["p99_ms"] <= GOAL_P99_MS}
+    return verdicts
+
+
+def throughput_rows(results: dict[str, Any], sizes: list[str]) -> list[list[str]]:
+    raw = results.get("raw", {})
+    defaults = results.get("mm2_defaults", {})
+    stock = results.get("stock", {})
+
+    def row(label: str, cell: Any) -> list[str]:
+        return [label, *(cell(size) for size in sizes)]
+
+    rows = []
+    if raw:
+        rows += [
+            row("raw producer -> target, alone", lambda size: rate_cell(raw.get(size, {}).get("producer_target"))),
+            row("raw consumer <- source, alone", lambda size: rate_cell(raw.get(size, {}).get("consumer_source"))),
+            row("raw producer, concurrent", lambda size: rate_cell(raw.get(size, {}).get("concurrent_producer"))),
+            row("raw consumer, concurrent", lambda size: rate_cell(raw.get(size, {}).get("concurrent_consumer"))),
+            row("raw ceiling (concurrent, slower side)",
+                lambda size: rate_cell(raw.get(size, {}).get("concurrent_ceiling"))),
+        ]
+    if defaults:
+        rows += [
+            row("MM2, collection defaults", lambda size: rate_cell(defaults.get(size))),
+            row("  MM2 / raw concurrent ceiling",
+                lambda size: ratio_cell(defaults.get(size, {}).get("ratio_to_concurrent"))),
+            row("  MM2 / min(raw alone)", lambda size: ratio_cell(defaults.get(size, {}).get("ratio_to_separate_min"))),
+        ]
+    if stock:
+        rows += [
+            row("MM2, guide's stock config", lambda size: rate_cell(stock.get(size))),
+            row("  defaults / stock", lambda size: ratio_cell(stock.get(size, {}).get("ratio_defaults_to_stock"))),
+        ]
+    return rows
+
+
+def other_rows(results: dict[str, Any]) -> list[list[str]]:
+    rows: list[list[str]] = []
+    latency = results.get("latency")
+    if latency:
+        for kind, label in (("end_to_end", "send -> target consumer"), ("to_target_log", "send -> target log")):
+            figure = latency[kind]
+            rows.append([f"latency {label} at {latency['rate_records_per_s']:,.0f} rec/s",
+                         f"p50 {figure['p50_ms']:.0f} ms, p99 {figure['p99_ms']:.0f} ms, max {figure['max_ms']:.0f} ms"])
+    scaling = results.get("scaling")
+    if scaling:
+        for tasks_max, figure in scaling["tasks"].items():
+            rows.append([f"MM2 defaults, tasks.max={tasks_max} ({scaling['partitions']} partitions)", rate_cell(figure)])
+    deployment = results.get("deployment")
+    if deployment:
+        rows.append(["no-change site.yml rerun", f"{deployment['seconds']:.0f} s, changed={deployment['changed']}"])
+    validator = results.get("validator")
+    if validator:
+        if "skipped" in validator:
+            rows.append(["validator", f"skipped: {validator['skipped']}"])
+        else:
+            rows.append(["validator, source records/s", f"{validator['records_per_s']:,.0f} "
+                         f"(plain consumer pairs/s {validator['plain_pairs_per_s']:,.0f}, "
+                         f"ratio {validator['ratio']:.2f})"])
+    for name, verdict in results.get("goals", {}).items():
+        comparison = "<=" if name.startswith("p99") else ">="
+        rows.append([f"goal {name} {comparison} {verdict['goal']:g}",
+                     f"{verdict['value']:g}: {'met' if verdict['met'] else 'NOT met'}"])
+    return rows
+
+
+def format_table(rows: list[list[str]], header: Optional[list[str]] = None) -> str:
+    table = ([header] if header else []) + rows
+    if not table:
+        return ""
+    widths = [max(len(row[column]) for row in table if column < len(row)) for column in range(len(table[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in table]
+    if header:
+        lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def render_table(results: dict[str, Any]) -> str:
+    sizes = [str(size) for size in results["settings"]["record_sizes"]]
+    parts = []
+    throughput = throughput_rows(results, sizes)
+    if throughput:
+        parts.append(format_table(throughput, ["figure", *(f"{size} B records" for size in sizes)]))
+    others = other_rows(results)
+    if others:
+        parts.append(format_table(others, ["figure", "value"]))
+    return "\n\n".join(parts)
+
+
+def write_json(results: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def chart_series(results: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """MiB/s per record size for each throughput figure that was measured: {label: {size: MiB/s}}."""
+    series: dict[str, dict[str, float]] = {}
+    sources = (("raw producer alone", "raw", "producer_target"), ("raw consumer alone", "raw", "consumer_source"),
+               ("raw ceiling (concurrent)", "raw", "concurrent_ceiling"), ("MM2 defaults", "mm2_defaults", None),
+               ("MM2 stock", "stock", None))
+    for label, part, key in sources:
+        for size, figure in results.get(part, {}).items():
+            value = figure.get(key) if key else figure
+            if value:
+                series.setdefault(label, {})[size] = value["mib_per_s"]
+    return series
+
+
+def write_chart(results: dict[str, Any], path: Path) -> None:
+    """Throughput per record size, tasks.max scaling and the latency percentiles, side by side."""
+    import matplotlib  # imported here: only the chart needs it, not the table or the unit tests
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (bars, scaling_axis, latency_axis) = pyplot.subplots(1, 3, figsize=(16, 5))
+    series = chart_series(results)
+    sizes = [str(size) for size in results["settings"]["record_sizes"]]
+    width = 0.8 / max(len(series), 1)
+    for index, (label, values) in enumerate(series.items()):
+        positions = [position + index * width for position in range(len(sizes))]
+        bars.bar(positions, [values.get(size, 0.0) for size in sizes], width, label=label)
+    bars.set_xticks([position + width * (len(series) - 1) / 2 for position in range(len(sizes))])
+    bars.set_xticklabels([f"{size} B" for size in sizes])
+    bars.set_ylabel("MiB/s")
+    bars.set_title("Throughput")
+    bars.legend(fontsize="small")
+    scaling = results.get("scaling")
+    if scaling:
+        tasks = list(scaling["tasks"])
+        scaling_axis.bar(tasks, [scaling["tasks"][count]["records_per_s"] for count in tasks])
+        scaling_axis.set_xlabel(f"tasks.max ({scaling['partitions']} partitions)")
+    scaling_axis.set_ylabel("records/s")
+    scaling_axis.set_title("MM2 defaults: tasks.max")
+    latency = results.get("latency")
+    if latency:
+        labels = ["p50", "p99", "max"]
+        for offset, kind in ((-0.2, "end_to_end"), (0.2, "to_target_log")):
+            latency_axis.bar([index + offset for index in range(3)],
+                             [latency[kind][f"{label}_ms"] for label in labels], 0.4, label=kind.replace("_", " "))
+        latency_axis.set_xticks(range(3))
+        latency_axis.set_xticklabels(labels)
+        latency_axis.legend(fontsize="small")
+        latency_axis.set_title(f"Latency at {latency['rate_records_per_s']:,.0f} rec/s")
+    latency_axis.set_ylabel("ms")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
