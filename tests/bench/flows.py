@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Optional
 
 from tests.integration import lab
@@ -60,6 +60,11 @@ def defaults_flow() -> Flow:
     if live is None:
         raise RuntimeError(f"{LAB_SOURCE_CONNECTOR} is not deployed: deploy the lab first (make lab-deploy)")
     return Flow("defaults", dict(live))
+
+
+def with_overrides(flow: Flow, label: str, overrides: dict[str, str]) -> Flow:
+    """The flow under another label with some keys of its config replaced or added."""
+    return replace(flow, label=label, base_config={**flow.base_config, **overrides})
 
 
 def stock_config(seed: dict[str, str]) -> dict[str, str]:

@@ -1,0 +1,49 @@
+"""The tuning part's drain order, its ratios to the defaults and the variant flows, without a lab."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.bench import flows, tuning
+
+
+def figure(records_per_s: float) -> dict[str, Any]:
+    return {"records_per_s": records_per_s, "mib_per_s": records_per_s / 1024}
+
+
+def test_the_defaults_drain_first_and_last_around_every_variant() -> None:
+    order = tuning.run_order()
+    assert order[0] == (tuning.DEFAULTS_FIRST, {}) and order[-1] == (tuning.DEFAULTS_LAST, {})
+    assert order[1:-1] == list(tuning.VARIANTS)
+    assert len({label for label, _ in order}) == len(order)
+
+
+def test_each_variant_changes_only_connector_client_settings() -> None:
+    for _label, overrides in tuning.VARIANTS:
+        assert overrides
+        assert all(key.startswith(("producer.override.", "consumer.")) for key in overrides)
+        assert not any(key.startswith("consumer.override.") for key in overrides)
+    in_flight = dict(tuning.VARIANTS)["max.in.flight.requests.per.connection 5"]
+    assert "producer.override.enable.idempotence" not in in_flight
+
+
+def test_ratios_are_to_the_mean_of_both_defaults_drains() -> None:
+    figures = tuning.with_ratios({tuning.DEFAULTS_FIRST: figure(9000), "zstd": figure(12000),
+                                  tuning.DEFAULTS_LAST: figure(11000)})
+    assert tuning.baseline(figures) == 10000
+    assert figures["zstd"]["ratio_to_defaults"] == 1.2
+    assert figures[tuning.DEFAULTS_FIRST]["ratio_to_defaults"] == 0.9
+
+
+def test_one_defaults_drain_is_baseline_enough_and_none_gives_no_ratio() -> None:
+    assert tuning.with_ratios({tuning.DEFAULTS_FIRST: figure(8000), "x": figure(4000)})["x"]["ratio_to_defaults"] == 0.5
+    assert tuning.with_ratios({"x": figure(4000)})["x"]["ratio_to_defaults"] is None
+
+
+def test_a_variant_flow_keeps_the_defaults_config_but_the_overridden_keys() -> None:
+    defaults = flows.Flow("defaults", {"source.cluster.alias": "src", "producer.override.linger.ms": "20", "tasks.max": "2"})
+    variant = flows.with_overrides(defaults, "linger", {"producer.override.linger.ms": "50"})
+    assert variant.label == "linger"
+    assert variant.base_config == {"source.cluster.alias": "src", "producer.override.linger.ms": "50", "tasks.max": "2"}
+    assert defaults.base_config["producer.override.linger.ms"] == "20"
+    assert variant.config_for("bench-1-tuning1", "t")["topics"] == "^t$"
