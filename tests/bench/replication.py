@@ -281,7 +281,7 @@ def paced_produce(topic: str, rate: float, seconds: float, record_size: int) -> 
     while (elapsed := time.monotonic() - started) < seconds:
         due = int(rate * elapsed) - sent
         if due > 0:
-            lines = [measures.latency_value(time.time() * 1000, record_size) for _ in range(due)]
+            lines = [measures.latency_value(time.time() * 1000, record_size) for _index in range(due)]
             producer.stdin.write("\n".join(lines) + "\n")
             producer.stdin.flush()
             sent += due

@@ -51,7 +51,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def properties(path: Path) -> Dict[str, str]:
     pairs = [line.split(' ', 1) for line in path.read_text().splitlines() if line and not line.startswith('#')]
-    return {name: value for name, value in pairs}
+    return dict(pairs)
 
 
 def test_the_secret_is_in_spark_defaults_and_on_no_command_line(rendered: Path) -> None:
