@@ -17,7 +17,7 @@ import json
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from tests.integration import lab
 
@@ -105,6 +105,23 @@ def tasks_running(name: str) -> bool:
     tasks = status.get("tasks", [])
     return (status.get("connector", {}).get("state") == "RUNNING" and bool(tasks)
             and all(task.get("state") == "RUNNING" for task in tasks))
+
+
+def failed_task_trace(status: dict[str, Any]) -> Optional[str]:
+    """The first line of the error of the first FAILED task in a connector status, else None."""
+    for task in status.get("tasks", []):
+        if task.get("state") == "FAILED":
+            lines = [line for line in str(task.get("trace", "")).splitlines() if "Caused by" in line]
+            return (lines[-1] if lines else str(task.get("trace", "")).split("\n", 1)[0])[:500]
+    return None
+
+
+def raise_if_failed(name: str) -> bool:
+    """True while no task of the connector has failed."""
+    trace = failed_task_trace(lab.connector_status(name) or {})
+    if trace is not None:
+        raise RuntimeError(f"{name}: a task failed: {trace}")
+    return True
 
 
 def deploy(name: str, config: dict[str, str], timeout: float = 180) -> None:

@@ -92,9 +92,10 @@ def arrival_timestamps(topic: str, records: int) -> list[int]:
 
 
 def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: int, record_size: int,
-          tasks_max: Optional[int] = None) -> measures.Drain:
+          tasks_max: Optional[int] = None, fail_fast: bool = False) -> measures.Drain:
     """Deploy the flow's connector for a topic that already holds `records` records and time how
-    they arrive on the target. Polling the end offsets costs one short JVM every few seconds."""
+    they arrive on the target. Polling the end offsets costs one short JVM every few seconds.
+    fail_fast: a failed task ends the wait at once (else the lab's auto-restart may revive it)."""
     remote = flow.remote_topic(topic)
     flows.prepare_internal_topics(flow)
     for host, internal, _compacted in flow.internal_topics:
@@ -103,7 +104,8 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
     started = time.monotonic()
     retry(lambda: flows.deploy(name, flow.config_for(name, topic, tasks_max)), f"deploy {name}")
     timeout = max(300.0, records / 500)
-    lab.wait_until(lambda: target_count(remote) >= records, timeout, f"{records} records in {remote}", interval=3)
+    lab.wait_until(lambda: (not fail_fast or flows.raise_if_failed(name)) and target_count(remote) >= records, timeout,
+                   f"{records} records in {remote}", interval=3)
     print(f"  {name}: {records} records on the target {time.monotonic() - started:.0f} s after deployment")
     flows.remove(name)
     cleanup.connectors.remove(name)

@@ -64,6 +64,7 @@ def measure(settings: Settings) -> dict[str, Any]:
     topic = f"bench.{settings.run_id}.tuning"
     remote = defaults.remote_topic(topic)
     figures: dict[str, dict[str, Any]] = {}
+    failures: dict[str, str] = {}
     drains: list[tuple[str, dict[str, str]]] = run_order()
     cleanup = Cleanup()
     try:
@@ -72,14 +73,18 @@ def measure(settings: Settings) -> dict[str, Any]:
         perf_tools.fill_topic(SOURCE, topic, settings.records, record_size)
         for index, (label, overrides) in enumerate(drains):
             print(f"MM2 drain, {label}: {overrides or 'the collection defaults'}")
-            figures[label] = {**drain_variant(cleanup, flows.with_overrides(defaults, label, overrides),
-                                              connector_name(settings.run_id, index), topic, settings.records,
-                                              record_size), "overrides": overrides}
+            try:
+                figures[label] = {**drain_variant(cleanup, flows.with_overrides(defaults, label, overrides),
+                                                  connector_name(settings.run_id, index), topic, settings.records,
+                                                  record_size), "overrides": overrides}
+            except (RuntimeError, lab.Deadline) as error:  # one variant failing must not lose the others
+                print(f"  {label} failed: {error}")
+                failures[label] = f"{error.__class__.__name__}: {str(error)[:500]}"
     finally:
         cleanup.run()
     return {"record_size": record_size, "partitions": DEFAULT_PARTITIONS,
             "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [label for label, _ in drains],
-            "figures": with_ratios(figures)}
+            "figures": with_ratios(figures), "failures": failures}
 
 
 def drain_variant(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: int,
@@ -88,7 +93,11 @@ def drain_variant(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, rec
     remote = flow.remote_topic(topic)
     retry(lambda: lab.create_topic(TARGET, cleanup.topic(TARGET, remote), DEFAULT_PARTITIONS,
                                    "message.timestamp.type=LogAppendTime"), f"create {remote}")
-    figure: dict[str, Any] = drain(cleanup, flow, name, topic, records, record_size).as_dict()
-    retry(lambda: lab.delete_topics(TARGET, remote), f"delete {remote}")
-    lab.wait_until(lambda: remote not in lab.topic_names(TARGET), 60, f"{remote} to be deleted")
-    return figure
+    try:
+        return drain(cleanup, flow, name, topic, records, record_size, fail_fast=True).as_dict()
+    finally:
+        if name in cleanup.connectors:
+            flows.remove(name)
+            cleanup.connectors.remove(name)
+        retry(lambda: lab.delete_topics(TARGET, remote), f"delete {remote}")
+        lab.wait_until(lambda: remote not in lab.topic_names(TARGET), 60, f"{remote} to be deleted")

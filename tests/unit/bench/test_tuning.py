@@ -47,3 +47,12 @@ def test_a_variant_flow_keeps_the_defaults_config_but_the_overridden_keys() -> N
     assert variant.base_config == {"source.cluster.alias": "src", "producer.override.linger.ms": "50", "tasks.max": "2"}
     assert defaults.base_config["producer.override.linger.ms"] == "20"
     assert variant.config_for("bench-1-tuning1", "t")["topics"] == "^t$"
+
+
+def test_the_failed_task_trace_is_its_last_cause() -> None:
+    status = {"tasks": [{"id": 0, "state": "RUNNING"},
+                        {"id": 1, "state": "FAILED", "trace": "ConnectException: send\nCaused by: A\n\tat x\nCaused by: B: no zstd"}]}
+    assert flows.failed_task_trace(status) == "Caused by: B: no zstd"
+    assert flows.failed_task_trace({"tasks": [{"state": "FAILED", "trace": "Boom\n\tat y"}]}) == "Boom"
+    assert flows.failed_task_trace({"tasks": [{"state": "RUNNING"}]}) is None
+    assert flows.failed_task_trace({}) is None
