@@ -107,6 +107,10 @@ def tasks_running(name: str) -> bool:
             and all(task.get("state") == "RUNNING" for task in tasks))
 
 
+class TaskFailed(Exception):
+    """A connector task is FAILED. Not a RuntimeError: lab.wait_until must not treat it as "not yet"."""
+
+
 def failed_task_trace(status: dict[str, Any]) -> Optional[str]:
     """The first line of the error of the first FAILED task in a connector status, else None."""
     for task in status.get("tasks", []):
@@ -120,7 +124,7 @@ def raise_if_failed(name: str) -> bool:
     """True while no task of the connector has failed."""
     trace = failed_task_trace(lab.connector_status(name) or {})
     if trace is not None:
-        raise RuntimeError(f"{name}: a task failed: {trace}")
+        raise TaskFailed(f"{name}: a task failed: {trace}")
     return True
 
 

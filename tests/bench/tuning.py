@@ -77,7 +77,7 @@ def measure(settings: Settings) -> dict[str, Any]:
                 figures[label] = {**drain_variant(cleanup, flows.with_overrides(defaults, label, overrides),
                                                   connector_name(settings.run_id, index), topic, settings.records,
                                                   record_size), "overrides": overrides}
-            except (RuntimeError, lab.Deadline) as error:  # one variant failing must not lose the others
+            except (RuntimeError, lab.Deadline, flows.TaskFailed) as error:  # one variant failing must not lose the others
                 print(f"  {label} failed: {error}")
                 failures[label] = f"{error.__class__.__name__}: {str(error)[:500]}"
     finally:
