@@ -1,12 +1,15 @@
 """Benchmarks on the lab: `make bench` (python -m tests.bench).
 
-Parts (BENCH_PARTS, comma separated; default all but deploy):
+Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
   raw        Kafka's perf tools: the clusters' limit with MM2's client settings
   mm2        drains with the collection's defaults (ratio to raw)
   stock      the same drains with the reference guide's connector config (ratio defaults/stock)
   latency    end-to-end latency at half the defaults' measured throughput
   scaling    the defaults' drain with tasks.max 1, 2, 4 over 6 partitions
-  validator  the PySpark validation job's records/s next to a plain consumer
+  validator  the PySpark validation job's records/s next to a plain consumer, at 1x and 4x the
+             records, in-process and on the lab's Spark standalone cluster (BENCH_SPARK_CLUSTER=0: not)
+  tuning     the defaults' drain next to one-setting variants of it (producer batching, compression,
+             consumer fetch sizes, max.poll.records, in-flight requests), ratio to the defaults; on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
 Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
 bytes, default 1024,100), BENCH_LATENCY_SECONDS (default 30), BENCH_OUT (default build/bench).
@@ -20,11 +23,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.bench import replication, report, validator_throughput
+from tests.bench import replication, report, tuning, validator_throughput
 from tests.integration import lab
 
-ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "deploy")
-DEFAULT_PARTS = ALL_PARTS[:-1]
+ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "tuning", "deploy")
+ON_REQUEST_PARTS = ("tuning", "deploy")
+DEFAULT_PARTS = tuple(name for name in ALL_PARTS if name not in ON_REQUEST_PARTS)
 # Without a measured MM2 rate (BENCH_PARTS without mm2) the latency part sends at this rate.
 FALLBACK_LATENCY_RATE = 2000.0
 
@@ -100,7 +104,10 @@ def main() -> None:
     if "scaling" in parts:
         run_part(results, "scaling", lambda: {"scaling": replication.scaling(settings)})
     if "validator" in parts:
-        run_part(results, "validator", lambda: {"validator": validator_throughput.measure(settings.records)})
+        run_part(results, "validator", lambda: {"validator": validator_throughput.measure(
+            settings.records, os.environ.get("BENCH_SPARK_CLUSTER", "1") == "1")})
+    if "tuning" in parts:
+        run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings)})
     if "deploy" in parts:
         run_part(results, "deploy", lambda: {"deployment": timed_deployment()})
     results["goals"] = report.goals(results)

@@ -14,6 +14,8 @@ from typing import Any, Optional
 GOAL_MM2_TO_RAW = 0.8
 GOAL_DEFAULTS_TO_STOCK = 1.5
 GOAL_P99_MS = 1000.0
+GOAL_VALIDATOR_TO_CONSUMER = 0.5
+GOAL_VALIDATOR_4X_TIME = 4.4
 
 
 def rate_cell(figure: Optional[dict[str, Any]]) -> str:
@@ -43,6 +45,15 @@ def goals(results: dict[str, Any]) -> dict[str, Any]:
     if end_to_end:
         verdicts["p99_ms_at_half_load"] = {"value": end_to_end["p99_ms"], "goal": GOAL_P99_MS,
                                            "met": end_to_end["p99_ms"] <= GOAL_P99_MS}
+    validator = results.get("validator") or {}
+    if "ratio" in validator:
+        verdicts["validator_to_consumer"] = {"value": validator["ratio"], "goal": GOAL_VALIDATOR_TO_CONSUMER,
+                                             "met": validator["ratio"] >= GOAL_VALIDATOR_TO_CONSUMER}
+    growths = [scale["time_ratio_4x"] for scale in (validator.get("scale"), (validator.get("cluster") or {}).get("scale"))
+               if scale]
+    if growths:
+        verdicts["validator_4x_time"] = {"value": max(growths), "goal": GOAL_VALIDATOR_4X_TIME,
+                                         "met": max(growths) <= GOAL_VALIDATOR_4X_TIME}
     return verdicts
 
 
@@ -91,6 +102,7 @@ def other_rows(results: dict[str, Any]) -> list[list[str]]:
     if scaling:
         for tasks_max, figure in scaling["tasks"].items():
             rows.append([f"MM2 defaults, tasks.max={tasks_max} ({scaling['partitions']} partitions)", rate_cell(figure)])
+    rows.extend(tuning_rows(results.get("tuning")))
     deployment = results.get("deployment")
     if deployment:
         rows.append(["no-change site.yml rerun", f"{deployment['seconds']:.0f} s, changed={deployment['changed']}"])
@@ -102,10 +114,41 @@ def other_rows(results: dict[str, Any]) -> list[list[str]]:
             rows.append(["validator, source records/s", f"{validator['records_per_s']:,.0f} "
                          f"(plain consumer pairs/s {validator['plain_pairs_per_s']:,.0f}, "
                          f"ratio {validator['ratio']:.2f})"])
+            rows.extend(validator_scale_rows(validator))
     for name, verdict in results.get("goals", {}).items():
-        comparison = "<=" if name.startswith("p99") else ">="
+        comparison = "<=" if name.startswith("p99") or name.endswith("4x_time") else ">="
         rows.append([f"goal {name} {comparison} {verdict['goal']:g}",
                      f"{verdict['value']:g}: {'met' if verdict['met'] else 'NOT met'}"])
+    return rows
+
+
+def tuning_rows(tuning: Optional[dict[str, Any]]) -> list[list[str]]:
+    """Each drain of the tuning part in run order, with its ratio to the mean of the defaults' drains."""
+    if not tuning:
+        return []
+    figures, failures = tuning["figures"], tuning.get("failures", {})
+    return [[f"MM2 tuning, {label} ({tuning['record_size']} B)",
+             f"{rate_cell(figures[label])}, x{ratio_cell(figures[label].get('ratio_to_defaults'))} of defaults"
+             if label in figures else f"failed: {failures.get(label, 'not measured')[:120]}"]
+            for label in tuning["order"]]
+
+
+def scale_cell(scale: dict[str, Any]) -> str:
+    return (f"{scale['records_1x']:,} records {scale['seconds_1x']:.1f} s, {scale['records_4x']:,} records "
+            f"{scale['seconds_4x']:.1f} s: x{scale['time_ratio_4x']:.2f}")
+
+
+def validator_scale_rows(validator: dict[str, Any]) -> list[list[str]]:
+    """In-process and cluster runs of the validator, and their cost at 4x the records."""
+    rows = []
+    if "scale" in validator:
+        rows.append(["validator in-process (local[2]), 1x -> 4x", scale_cell(validator["scale"])])
+    cluster = validator.get("cluster") or {}
+    if "skipped" in cluster:
+        rows.append(["validator on the Spark standalone cluster", f"skipped: {cluster['skipped']}"])
+    elif cluster:
+        rows.append(["validator on the Spark standalone cluster, records/s", f"{cluster['records_per_s']:,.0f}"])
+        rows.append(["validator on the cluster, 1x -> 4x", scale_cell(cluster["scale"])])
     return rows
 
 

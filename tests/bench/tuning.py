@@ -83,7 +83,7 @@ def measure(settings: Settings) -> dict[str, Any]:
     finally:
         cleanup.run()
     return {"record_size": record_size, "partitions": DEFAULT_PARTITIONS,
-            "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [label for label, _ in drains],
+            "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [drain[0] for drain in drains],
             "figures": with_ratios(figures), "failures": failures}
 
 

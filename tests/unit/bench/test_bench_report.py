@@ -73,3 +73,32 @@ def test_json_is_written_sorted_and_whole(tmp_path: Path) -> None:
     path = tmp_path / "bench" / "bench.json"
     report.write_json(results(), path)
     assert json.loads(path.read_text()) == results()
+
+
+def validator_results() -> dict[str, Any]:
+    scale_local = {"records_1x": 1000, "records_4x": 4000, "seconds_1x": 10.0, "seconds_4x": 30.0, "time_ratio_4x": 3.0}
+    scale_cluster = {**scale_local, "seconds_4x": 46.0, "time_ratio_4x": 4.6}
+    return {"settings": {"record_sizes": [1024]},
+            "validator": {"records_per_s": 900.0, "plain_pairs_per_s": 1500.0, "ratio": 0.6, "scale": scale_local,
+                          "cluster": {"records_per_s": 700.0, "verdict": "PASS", "scale": scale_cluster}}}
+
+
+def test_validator_goals_take_its_consumer_ratio_and_the_worst_growth_at_4x() -> None:
+    verdicts = report.goals(validator_results())
+    assert verdicts["validator_to_consumer"] == {"value": 0.6, "goal": 0.5, "met": True}
+    assert verdicts["validator_4x_time"] == {"value": 4.6, "goal": 4.4, "met": False}
+
+
+def test_table_shows_the_validator_in_process_and_on_the_cluster() -> None:
+    results = validator_results()
+    table = report.render_table({**results, "goals": report.goals(results)})
+    assert "validator in-process (local[2]), 1x -> 4x" in table and "x3.00" in table
+    assert "validator on the Spark standalone cluster, records/s  700" in table
+    assert "goal validator_4x_time <= 4.4" in table and "4.6: NOT met" in table
+
+
+def test_a_cluster_that_did_not_start_is_reported_as_skipped() -> None:
+    results = validator_results()
+    results["validator"]["cluster"] = {"skipped": "the cluster did not start"}
+    assert "skipped: the cluster did not start" in report.render_table(results)
+    assert report.goals(results)["validator_4x_time"]["value"] == 3.0

@@ -15,7 +15,7 @@ def test_the_defaults_drain_first_and_last_around_every_variant() -> None:
     order = tuning.run_order()
     assert order[0] == (tuning.DEFAULTS_FIRST, {}) and order[-1] == (tuning.DEFAULTS_LAST, {})
     assert order[1:-1] == list(tuning.VARIANTS)
-    assert len({label for label, _ in order}) == len(order)
+    assert len({entry[0] for entry in order}) == len(order)
 
 
 def test_each_variant_changes_only_connector_client_settings() -> None:

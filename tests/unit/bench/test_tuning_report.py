@@ -1,0 +1,39 @@
+"""The tuning part in the table and among the parts a run measures, without a lab."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tests.bench import report, tuning
+
+bench_main = importlib.import_module("tests.bench.__main__")
+
+
+def figure(records_per_s: float) -> dict[str, Any]:
+    return {"records_per_s": records_per_s, "mib_per_s": records_per_s / 1024}
+
+
+def test_tuning_rows_follow_the_run_order_with_their_ratios() -> None:
+    results = {"settings": {"record_sizes": [1024]},
+               "tuning": {"record_size": 1024, "order": [tuning.DEFAULTS_FIRST, "zstd", tuning.DEFAULTS_LAST],
+                          "figures": tuning.with_ratios({tuning.DEFAULTS_FIRST: figure(10240), "zstd": figure(5120),
+                                                         tuning.DEFAULTS_LAST: figure(10240)})}}
+    rows = report.tuning_rows(results["tuning"])
+    assert [row[0] for row in rows] == ["MM2 tuning, defaults (first) (1024 B)", "MM2 tuning, zstd (1024 B)",
+                                        "MM2 tuning, defaults (last) (1024 B)"]
+    assert rows[1][1] == "5,120 rec/s 5.0 MiB/s, x0.50 of defaults"
+    assert "MM2 tuning, zstd (1024 B)" in report.render_table(results)
+    assert report.tuning_rows(None) == []
+
+
+def test_tuning_runs_only_on_request() -> None:
+    assert "tuning" not in bench_main.selected_parts({})
+    assert bench_main.selected_parts({"BENCH_PARTS": "tuning,mm2"}) == ("mm2", "tuning")
+
+
+def test_a_failed_variant_keeps_its_row_with_the_error() -> None:
+    rows = report.tuning_rows({"record_size": 1024, "order": [tuning.DEFAULTS_FIRST, "zstd"],
+                               "figures": tuning.with_ratios({tuning.DEFAULTS_FIRST: figure(10240)}),
+                               "failures": {"zstd": "RuntimeError: a task failed"}})
+    assert rows[1] == ["MM2 tuning, zstd (1024 B)", "failed: RuntimeError: a task failed"]
