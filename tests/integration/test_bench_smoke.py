@@ -14,6 +14,7 @@ from tests.integration import lab
 
 
 def test_bench_writes_positive_rates_and_ratios(lab_brokers: tuple[str, str], tmp_path: Path) -> None:
+    heartbeats_before = heartbeat_counts()
     env = dict(os.environ, BENCH_RECORDS="3000", BENCH_SIZES="1024", BENCH_PARTS="raw,mm2", BENCH_OUT=str(tmp_path),
                PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run([sys.executable, "-m", "tests.bench"], cwd=lab.REPO_ROOT, env=env, capture_output=True,
@@ -34,3 +35,14 @@ def test_bench_writes_positive_rates_and_ratios(lab_brokers: tuple[str, str], tm
     run_id = results["settings"]["run_id"]
     assert not [name for name in lab.connector_names() if name.startswith(f"bench-{run_id}-")]
     assert not [topic for topic in lab.topic_names(lab.SOURCE_BROKER) if topic.startswith(f"bench.{run_id}.")]
+    # The drains copied no heartbeats into the lab's flow: its src.heartbeats grew only by what the
+    # source's heartbeats topic grew (the drains' own copies went to bench.heartbeats, removed).
+    source_growth, target_growth = (after - before for before, after in zip(heartbeats_before, heartbeat_counts()))
+    assert target_growth <= source_growth + 5, (source_growth, target_growth)
+    assert "bench.heartbeats" not in lab.topic_names(lab.TARGET_BROKER)
+
+
+def heartbeat_counts() -> tuple[int, int]:
+    """Records in the source's heartbeats topic and in its copy on the target."""
+    return (sum(lab.end_offsets(lab.SOURCE_BROKER, "heartbeats").values()),
+            sum(lab.end_offsets(lab.TARGET_BROKER, "src.heartbeats").values()))
