@@ -212,7 +212,8 @@ def write_chart(results: dict[str, Any], path: Path) -> None:
     bars.set_xticklabels([f"{size} B" for size in sizes])
     bars.set_ylabel("MiB/s")
     bars.set_title("Throughput")
-    bars.legend(fontsize="small")
+    if series:
+        bars.legend(fontsize="small")
     scaling = results.get("scaling")
     if scaling:
         tasks = list(scaling["tasks"])
