@@ -90,12 +90,6 @@ def start_cluster() -> bool:
     return run.returncode == 0
 
 
-def stop_cluster() -> None:
-    for host in lab.CONNECT_WORKERS:
-        services = ["spark-worker", "spark-master"] if host == VALIDATOR_NODE else ["spark-worker"]
-        subprocess.run(["docker", "exec", host, "systemctl", "stop", *services], capture_output=True, check=False)
-
-
 def produce_replicated(topic: str, records: int) -> float:
     """Produce records of 200 B to a source topic of the lab's flow; seconds until all are on the target."""
     lab.create_topic(lab.SOURCE_BROKER, topic, 3)
@@ -153,7 +147,7 @@ def cluster_figures(topic_1x: str, topic_4x: str, records: int) -> dict:
         per_s_1x, report_1x = validator_rate(topic_1x, on_cluster=True)
         report_4x = validator_rate(topic_4x, on_cluster=True)[1]
     finally:
-        stop_cluster()
+        lab.stop_spark_cluster()
     return {"records_per_s": round(per_s_1x, 1), "verdict": report_1x["verdict"],
             "scale": scale_figures(report_1x["elapsed_s"], report_4x["elapsed_s"], records)}
 

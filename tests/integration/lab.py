@@ -28,6 +28,14 @@ class Record:
     headers: tuple[tuple[str, str], ...]
 
 
+def stop_spark_cluster() -> None:
+    """Stop the Spark standalone cluster of `make spark-cluster` (master on the first task node):
+    its daemons hold memory the other tests need."""
+    for host in CONNECT_WORKERS:
+        services = ["spark-worker", "spark-master"] if host == CONNECT_WORKERS[0] else ["spark-worker"]
+        subprocess.run(["docker", "exec", host, "systemctl", "stop", *services], capture_output=True, check=False)
+
+
 def container_running(name: str) -> bool:
     probe = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}", name],
                            capture_output=True, text=True, check=False)

@@ -29,12 +29,6 @@ def master_status() -> dict[str, Any]:
     return json.loads(page)
 
 
-def stop_cluster() -> None:
-    for host in lab.CONNECT_WORKERS:
-        services = ["spark-worker", "spark-master"] if host == MASTER else ["spark-worker"]
-        subprocess.run(["docker", "exec", host, "systemctl", "stop", *services], capture_output=True, check=False)
-
-
 @pytest.fixture(scope="module")
 def spark_cluster(lab_brokers: tuple[str, str]) -> Iterator[dict[str, Any]]:
     first = ansible_run.playbook("playbooks/spark.yml", timeout=900)
@@ -42,7 +36,7 @@ def spark_cluster(lab_brokers: tuple[str, str]) -> Iterator[dict[str, Any]]:
         assert first.returncode == 0, first.output[-4000:]
         yield {"first_run": first.output}
     finally:
-        stop_cluster()
+        lab.stop_spark_cluster()
 
 
 def recap_changes(output: str) -> dict[str, int]:
