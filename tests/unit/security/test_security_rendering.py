@@ -140,6 +140,8 @@ def test_https_rest_listener(rendered: Any) -> None:
     assert props['listeners.https.ssl.truststore.location'] == '/etc/kafka/tls/truststore.p12'
     assert props['listeners.https.ssl.truststore.password'] == reference % 'rest.ssl.truststore.password'
     assert props['listeners.https.ssl.client.auth'] == 'none'
+    # Present even empty (the JVM's cipher suites): Connect 4.2.0 fails to start without it.
+    assert props['listeners.https.ssl.cipher.suites'] == ''
     assert props['listeners.https.ssl.endpoint.identification.algorithm'] == 'https'
     secrets = rendered.properties('worker_scram_https', 'worker.properties')
     assert secrets['rest.ssl.keystore.password'] == STORE_PASSWORD
