@@ -2,6 +2,10 @@
 # Prints what the lab runs: each Kafka cluster's id and topics, record counts per
 # replicated topic, and each Connect worker's answer to GET / (HTTPS, basic auth).
 set -euo pipefail
+# The three-node lab (LAB_SHAPE=ha) names its hosts ha-* and keeps its state in .lab-ha.
+prefix=${LAB_HOST_PREFIX:-}
+source=${prefix}src-kafka-1
+target=${prefix}dst-kafka-1
 # tool HOST CLASS [SUBCOMMAND] ARGS...: a Kafka tool on HOST, connected to HOST's own SSL
 # listener (a subcommand, as ClusterTool's, must come before the connection options).
 tool() {
@@ -11,7 +15,7 @@ tool() {
   docker exec -i "$host" /opt/kafka/kafka-run "$class" "${subcommand[@]}" --bootstrap-server "$host:9095" \
     --command-config /etc/kafka/broker/admin-client.properties "$@"
 }
-for broker in src-kafka-1 dst-kafka-1; do
+for broker in "$source" "$target"; do
   cluster_id=$(tool "$broker" org.apache.kafka.tools.ClusterTool cluster-id | sed 's/^Cluster ID: //')
   topics=$(tool "$broker" org.apache.kafka.tools.TopicCommand --list --exclude-internal | paste -sd, -)
   printf '%-12s cluster id %s\n' "$broker" "$cluster_id"
@@ -21,13 +25,13 @@ count() {
   tool "$1" org.apache.kafka.tools.GetOffsetShell --topic "$2" 2>/dev/null | awk -F: '{sum += $3} END {print sum + 0}'
 }
 printf '\n%-28s %12s   %-32s %12s\n' "source topic" "records" "target topic" "records"
-for topic in $(tool src-kafka-1 org.apache.kafka.tools.TopicCommand --list --exclude-internal | grep -E '^foo\.' || true); do
-  printf '%-28s %12s   %-32s %12s\n' "$topic" "$(count src-kafka-1 "$topic")" "src.$topic" "$(count dst-kafka-1 "src.$topic")"
+for topic in $(tool "$source" org.apache.kafka.tools.TopicCommand --list --exclude-internal | grep -E '^foo\.' || true); do
+  printf '%-28s %12s   %-32s %12s\n' "$topic" "$(count "$source" "$topic")" "src.$topic" "$(count "$target" "src.$topic")"
 done
 echo
 # The REST password goes to the worker on stdin, never on a command line.
-rest_password_file="$(dirname "$0")/../.lab/secrets/rest"
-for worker in task-1-1 task-1-2; do
+rest_password_file="$(dirname "$0")/../${LAB_STATE_DIR:-.lab}/secrets/rest"
+for worker in "${prefix}task-1-1" "${prefix}task-1-2" "${prefix}task-1-3"; do
   if docker inspect "$worker" >/dev/null 2>&1; then
     info=$(docker exec -i "$worker" python3 -c '
 import sys, requests

@@ -29,6 +29,8 @@ scripts/venv.sh
 scripts/ensure_docker.sh
 scripts/build_base_image.sh
 scripts/build_kafka_dist.sh
+# The previous release as well: the three-node lab's rolling upgrade drill starts from it (tests/ha).
+KAFKA_VERSION=${KAFKA_DR_PREVIOUS_VERSION:-4.2.0} scripts/build_kafka_dist.sh
 scripts/fetch_spark_jars.sh
 scripts/fetch_jmx_exporter.sh
 

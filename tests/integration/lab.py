@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 
 KAFKA_RUN = "/opt/kafka/kafka-run"
-SOURCE_BROKER = "src-kafka-1"
-TARGET_BROKER = "dst-kafka-1"
-CONNECT_WORKERS = ("task-1-1", "task-1-2")
-LAB_BROKERS = (SOURCE_BROKER, TARGET_BROKER)
+# LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
+# hosts are the default lab's names prefixed with ha- and whose state lives in .lab-ha.
+LAB_SHAPE = os.environ.get("LAB_SHAPE", "default")
+HOST_PREFIX = "ha-" if LAB_SHAPE == "ha" else ""
+SOURCE_BROKER = f"{HOST_PREFIX}src-kafka-1"
+TARGET_BROKERS = tuple(f"{HOST_PREFIX}dst-kafka-{index}" for index in ((1, 2, 3) if LAB_SHAPE == "ha" else (1,)))
+TARGET_BROKER = TARGET_BROKERS[0]
+CONNECT_WORKERS = tuple(f"{HOST_PREFIX}task-1-{index}" for index in ((1, 2, 3) if LAB_SHAPE == "ha" else (1, 2)))
+LAB_BROKERS = (SOURCE_BROKER, *TARGET_BROKERS)
 # The lab brokers serve clients on SASL_SSL (9094) and admin tools on SSL with client
 # certificates (9095); the tests administer them like the roles do, with the broker's own
 # certificate (a super user). Brokers a test starts itself stay PLAINTEXT on 9092.
@@ -132,7 +138,6 @@ def parse_consumer_line(line: str) -> Record:
 
 import json  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
-import os  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -140,7 +145,8 @@ from typing import Any, Callable, Iterator, Optional, TypeVar  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
-LAB_NETWORK = "kafka-dr-lab"
+LAB_NETWORK = "kafka-dr-lab-ha" if LAB_SHAPE == "ha" else "kafka-dr-lab"
+LAB_STATE_DIR = ".lab-ha" if LAB_SHAPE == "ha" else ".lab"
 LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
@@ -317,7 +323,7 @@ print(json.dumps({'status': answer.status_code, 'body': body}))
 
 def lab_secret(name: str) -> str:
     """A secret of the lab, as the inventory generated it on the controller (.lab/secrets)."""
-    return (REPO_ROOT / ".lab" / "secrets" / name).read_text().strip()
+    return (REPO_ROOT / LAB_STATE_DIR / "secrets" / name).read_text().strip()
 
 
 def rest_auth() -> tuple[str, str]:
