@@ -12,7 +12,6 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from tests.integration import lab
@@ -264,5 +263,3 @@ def path_exists(host: str, path: str) -> bool:
 
 def read_link(host: str, path: str) -> str:
     return docker("exec", host, "readlink", "-f", path).strip()
-
-
