@@ -43,7 +43,13 @@ print(answer.status_code, answer.text)' "$worker" < "$rest_password_file" 2>/dev
   fi
 done
 
-# Live figures from the lab's Prometheus (playbooks/monitoring.yml), published on loopback.
+# Live figures from the lab's Prometheus (playbooks/monitoring.yml), published on loopback. The
+# three-node lab has none: the one on loopback, if any, is the default lab's.
+if [ -n "$prefix" ]; then
+  echo
+  echo "Prometheus: the three-node lab runs none (the default lab's, make lab, has the live figures)"
+  exit 0
+fi
 prometheus=http://127.0.0.1:19090
 figure() {
   curl --silent --fail --get --data-urlencode "query=$2" "$prometheus/api/v1/query" | python3 -c '
