@@ -3,11 +3,10 @@
 # failure) and written to build/phases.json; a phase over its budget in tests/time_budget.json,
 # or the test phases' wall time over `total`, fails the run, so growth shows when it happens.
 #
-# The integration tests, the Molecule scenarios and the drills of the three-node lab
-# (`make integration-ha`, tests/ha) run side by side: all mostly wait for JVMs and containers,
-# and none touches another's hosts: Molecule's containers are its own (network
-# kafka-dr-molecule), the three-node lab's too (ha-*, networks kafka-dr-lab-ha*). Molecule's and
-# the drills' output go to build/molecule.log and build/ha.log, printed after the integration tests.
+# The integration tests and the Molecule scenarios run side by side: both mostly wait for
+# JVMs and containers, Molecule's containers are its own (network kafka-dr-molecule), and
+# neither touches the other's hosts. Molecule's output goes to build/molecule.log and is
+# printed after the integration tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -26,34 +25,22 @@ phase() {
   return "$status"
 }
 
-report_lane_log() {
-  local name=$1 log=$2
-  if [ "$(awk -F'\t' -v n="$name" '$1 == n {print $3}' "$times")" = "0" ]; then
-    echo "==> $name: passed (output: $log)"
-  else
-    tail -n 200 "$log"
-    echo "==> $name: FAILED, see $log"
-  fi
-}
-
 side_by_side() {
-  local molecule_pid ha_pid integration_status molecule_status ha_status
+  local molecule_pid integration_status molecule_status
   phase molecule make --no-print-directory molecule >build/molecule.log 2>&1 &
   molecule_pid=$!
-  phase ha make --no-print-directory integration-ha >build/ha.log 2>&1 &
-  ha_pid=$!
-  echo "==> molecule and the three-node lab's drills: running beside the integration tests" \
-    "(output: build/molecule.log, build/ha.log)"
+  echo "==> molecule: running beside the integration tests (output: build/molecule.log)"
   phase integration make --no-print-directory integration-tests
   integration_status=$?
   wait "$molecule_pid"
   molecule_status=$?
-  wait "$ha_pid"
-  ha_status=$?
-  report_lane_log molecule build/molecule.log
-  report_lane_log ha build/ha.log
-  grep '^HA DRILL ' build/ha.log || true
-  [ "$integration_status" -eq 0 ] && [ "$molecule_status" -eq 0 ] && [ "$ha_status" -eq 0 ]
+  if [ "$molecule_status" -eq 0 ]; then
+    echo "==> molecule: passed (output: build/molecule.log)"
+  else
+    tail -n 200 build/molecule.log
+    echo "==> molecule: FAILED (exit $molecule_status), see build/molecule.log"
+  fi
+  [ "$integration_status" -eq 0 ] && [ "$molecule_status" -eq 0 ]
 }
 
 run_phases() {
