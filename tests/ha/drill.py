@@ -11,7 +11,7 @@ import os
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from tests.integration import lab
@@ -94,36 +94,54 @@ def offsets_total(host: str, topic: str) -> int:
     return sum(lab.end_offsets(host, topic).values())
 
 
-@dataclass
-class ProgressWatch:
-    """Samples the remote topic's end offsets on the target, every two seconds or so, while a drill
-    runs: the longest time any partition made no progress while the source had records for it
-    is the drill's stall, the time replication took to resume after the fault."""
+class Sampler:
+    """A background thread, for the length of a `with` block, that appends what `sample` returns
+    (None: nothing this time) to `samples`, then waits `interval` seconds."""
 
-    remote_topic: str
-    samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: Optional[threading.Thread] = None
+    interval = 1.0
 
-    def __enter__(self) -> "ProgressWatch":
+    def __init__(self) -> None:
+        self.samples: list[Any] = []
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> "Sampler":
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=60)
+        self._thread.join(timeout=60)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            for broker in lab.TARGET_BROKERS:  # any broker answers; the first may be the one down
-                try:
-                    self.samples.append((time.time(), lab.end_offsets(broker, self.remote_topic)))
-                    break
-                except (RuntimeError, subprocess.TimeoutExpired):
-                    continue
-            self._stop.wait(2)
+            found = self.sample()
+            if found is not None:
+                self.samples.append(found)
+            self._stop.wait(self.interval)
+
+
+class ProgressWatch(Sampler):
+    """Samples the remote topic's end offsets on the target, every two seconds or so, while a drill
+    runs: the longest time any partition made no progress while the source had records for it
+    is the drill's stall, the time replication took to resume after the fault."""
+
+    interval = 2.0
+
+    def __init__(self, remote_topic: str) -> None:
+        super().__init__()
+        self.remote_topic = remote_topic
+
+    def sample(self) -> Optional[tuple[float, dict[int, int]]]:
+        for broker in lab.TARGET_BROKERS:  # any broker answers; the first may be the one down
+            try:
+                return time.time(), lab.end_offsets(broker, self.remote_topic)
+            except (RuntimeError, subprocess.TimeoutExpired):
+                continue
+        return None
 
     def longest_stall(self, final: dict[int, int]) -> float:
         """The longest gap between two samples that showed a partition moving, from its first
@@ -151,15 +169,6 @@ def kill_service(host: str, service: str) -> None:
     docker("exec", host, "systemctl", "kill", "--signal=KILL", service)
 
 
-def main_pid(host: str, service: str) -> int:
-    return int(docker("exec", host, "systemctl", "show", "-p", "MainPID", "--value", service).strip() or 0)
-
-
-def service_starts(host: str, service: str) -> str:
-    """When the service last entered 'active' (monotonic µs): changes with every (re)start."""
-    return docker("exec", host, "systemctl", "show", "-p", "ActiveEnterTimestampMonotonic", "--value", service).strip()
-
-
 def wait_service_active(host: str, service: str, timeout: float = 180) -> None:
     def active() -> Optional[bool]:
         done = subprocess.run(["docker", "exec", host, "systemctl", "is-active", service],
@@ -168,16 +177,11 @@ def wait_service_active(host: str, service: str, timeout: float = 180) -> None:
     lab.wait_until(active, timeout, f"{service} active on {host}")
 
 
-@dataclass
-class BrokerWatch:
-    """Samples, about once a second, which target brokers accept connections on their client
+class BrokerWatch(Sampler):
+    """Samples, about once a second, how many target brokers accept connections on their client
     listener, probed from a worker with a plain TCP connect: the fewest up at any sample."""
 
-    brokers: tuple[str, ...]
-    samples: list[int] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: Optional[threading.Thread] = None
-
+    interval = 0.5
     PROBE = ("import socket, sys\n"
              "up = 0\n"
              "for host in sys.argv[1:]:\n"
@@ -187,23 +191,14 @@ class BrokerWatch:
              "        pass\n"
              "print(up)\n") % lab.CLIENT_PORT
 
-    def __enter__(self) -> "BrokerWatch":
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
+    def __init__(self, brokers: tuple[str, ...]) -> None:
+        super().__init__()
+        self.brokers = brokers
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            done = subprocess.run(["docker", "exec", lab.CONNECT_WORKERS[-1], "python3", "-c", self.PROBE,
-                                   *self.brokers], capture_output=True, text=True, check=False, timeout=30)
-            if done.returncode == 0 and done.stdout.strip().isdigit():
-                self.samples.append(int(done.stdout.strip()))
-            self._stop.wait(0.5)
+    def sample(self) -> Optional[int]:
+        done = subprocess.run(["docker", "exec", lab.CONNECT_WORKERS[-1], "python3", "-c", self.PROBE,
+                               *self.brokers], capture_output=True, text=True, check=False, timeout=30)
+        return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else None
 
     @property
     def fewest_up(self) -> int:

@@ -174,13 +174,10 @@ def test_workers_cut_off_the_source_for_a_minute_resume_by_themselves(halab: dri
                                        [(10, cut), (70, heal)])
     finally:
         for worker in lab.CONNECT_WORKERS:  # a failed step must not leave the lab cut off
-            subprocess_quiet("docker", "network", "connect", drill.SOURCE_NETWORK, worker)
+            subprocess.run(["docker", "network", "connect", drill.SOURCE_NETWORK, worker], capture_output=True,
+                           check=False)
     assert_nothing_lost(verdict, figures)
     assert_duplicates_within_budget(verdict)
-
-
-def subprocess_quiet(*command: str) -> None:
-    subprocess.run(list(command), capture_output=True, check=False)
 
 
 # ---- exactly-once ----------------------------------------------------------------------------------
