@@ -11,20 +11,26 @@ export PYTHONDONTWRITEBYTECODE := 1
 PYTEST := $(BIN)/pytest
 
 # LAB_SHAPE=ha: the lab targets (lab, lab-down, lab-deploy, demo) work on the three-node lab of
-# inventories/lab-ha (hosts ha-*, state in .lab-ha) instead of the default one; the two can run
+# inventories/lab-ha (hosts ha-*, state in .lab-ha) instead of the default one; LAB_SHAPE=krb on
+# the Kerberos lab of inventories/lab-krb (a KDC, hosts krb-*, state in .lab-krb). They can run
 # side by side.
 LAB_SHAPE ?= default
 ifeq ($(LAB_SHAPE),ha)
 export ANSIBLE_INVENTORY := $(CURDIR)/inventories/lab-ha
 export LAB_HOST_PREFIX := ha-
 export LAB_STATE_DIR := .lab-ha
+else ifeq ($(LAB_SHAPE),krb)
+export ANSIBLE_INVENTORY := $(CURDIR)/inventories/lab-krb
+export LAB_HOST_PREFIX := krb-
+export LAB_STATE_DIR := .lab-krb
 else ifneq ($(LAB_SHAPE),default)
-$(error LAB_SHAPE is default or ha, not '$(LAB_SHAPE)')
+$(error LAB_SHAPE is default, ha or krb, not '$(LAB_SHAPE)')
 endif
 export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast integration integration-tests \
-	integration-ha molecule lint docs sanity bench drill spark-cluster validate-cluster clean
+	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
+	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
 venv:
@@ -74,16 +80,31 @@ lab-deploy: lab
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup tests/integration
 
-# The drills that need the production shape (tests/ha): a fresh three-node lab at the previous
-# Kafka release (the rolling upgrade drill moves it to the current one), removed when they pass
-# (kept for a look when they fail).
-integration-ha: setup
-	@$(MAKE) --no-print-directory LAB_SHAPE=ha lab-down
-	@$(MAKE) --no-print-directory LAB_SHAPE=ha integration-ha-tests
-	@$(MAKE) --no-print-directory LAB_SHAPE=ha lab-down >/dev/null
+# Tests that need a lab shape of their own, each on a fresh lab of that shape, removed when they
+# pass (kept for a look when they fail):
+# - integration-ha: the drills of the production shape (tests/ha), on the three-node lab at the
+#   previous Kafka release (the rolling upgrade drill moves it to the current one);
+# - integration-krb: Kerberos end to end (tests/kerberos), on the Kerberos lab (a KDC, GSSAPI
+#   brokers, keytab logins).
+integration-ha integration-krb: integration-%: setup
+	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down
+	@$(MAKE) --no-print-directory LAB_SHAPE=$* integration-$*-tests
+	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down >/dev/null
 
 integration-ha-tests:
 	$(PYTEST) -q -s --durations=10 tests/ha
+
+integration-krb-tests:
+	$(PYTEST) -q -s --durations=10 tests/kerberos
+
+# Credential rotation under load on the default lab (tests/rotation, docs/security.md "Rotating
+# credentials"): SCRAM passwords, host certificates, a CA roll; figures in build/rotation-figures.jsonl.
+# Not part of test: the drills rotate the lab's credentials and take about half an hour.
+integration-rotation: lab-deploy
+	@$(MAKE) --no-print-directory integration-rotation-tests
+
+integration-rotation-tests:
+	$(PYTEST) -q -s --durations=10 tests/rotation
 
 # A Spark standalone cluster on the lab's task nodes (role spark_standalone), and the validation
 # job submitted to it instead of running Spark in-process.

@@ -2,7 +2,8 @@
 # Prints what the lab runs: each Kafka cluster's id and topics, record counts per
 # replicated topic, and each Connect worker's answer to GET / (HTTPS, basic auth).
 set -euo pipefail
-# The three-node lab (LAB_SHAPE=ha) names its hosts ha-* and keeps its state in .lab-ha.
+# The three-node lab (LAB_SHAPE=ha) names its hosts ha-* and keeps its state in .lab-ha; the
+# Kerberos lab (LAB_SHAPE=krb) krb-* and .lab-krb.
 prefix=${LAB_HOST_PREFIX:-}
 source=${prefix}src-kafka-1
 target=${prefix}dst-kafka-1
@@ -44,10 +45,10 @@ print(answer.status_code, answer.text)' "$worker" < "$rest_password_file" 2>/dev
 done
 
 # Live figures from the lab's Prometheus (playbooks/monitoring.yml), published on loopback. The
-# three-node lab has none: the one on loopback, if any, is the default lab's.
+# three-node and Kerberos labs have none: the one on loopback, if any, is the default lab's.
 if [ -n "$prefix" ]; then
   echo
-  echo "Prometheus: the three-node lab runs none (the default lab's, make lab, has the live figures)"
+  echo "Prometheus: this lab runs none (the default lab's, make lab, has the live figures)"
   exit 0
 fi
 prometheus=http://127.0.0.1:19090

@@ -25,7 +25,7 @@ rm -rf "$root" && mkdir -p "$collection"
 # tar rather than rsync: `make check` installs nothing beyond the venv. The lab state
 # (.lab: CA key, passwords) and run output stay behind.
 tar -C . --exclude './.venv*' --exclude ./.collections --exclude ./build --exclude ./.git \
-  --exclude ./.lab --exclude ./.lab-ha --exclude ./reports --exclude ./tests/output --exclude './*.tar.gz' \
+  --exclude ./.lab --exclude ./.lab-ha --exclude ./.lab-krb --exclude ./reports --exclude ./tests/output --exclude './*.tar.gz' \
   --exclude __pycache__ --exclude .pytest_cache -cf - . \
   | tar -C "$collection" -xf -
 cd "$collection"

@@ -20,6 +20,19 @@ _CAUSED_BY = 'Caused by: '
 # Long messages (certificate chains, stack frames glued to a line) are cut to this length.
 MAX_REASON_LENGTH = 300
 
+# What the Kerberos login failures Java reports mean for the operator, by a phrase of the message.
+KERBEROS_HINTS = (
+    ('Client not found in Kerberos database', 'the KDC has no such principal'),
+    ('Checksum failed', "the keytab does not hold the principal's current key (exported before the key changed, "
+                        "or another principal's keytab)"),
+    ('Pre-authentication information was invalid', "the keytab does not hold the principal's current key"),
+    ('Unable to obtain password from user', 'the keytab is unreadable or holds no key for this principal'),
+    ('Server not found in Kerberos database', "the KDC has no principal for the broker's service and host name"),
+    ('Clock skew too great', 'the clocks of this host and the KDC differ by more than the allowed skew'),
+    ('Cannot locate KDC', 'krb5.conf names no reachable KDC for the realm'),
+)
+_LOGIN_EXCEPTION = 'LoginException: '
+
 # The first column of MetadataQuorumCommand describe --replication.
 _REPLICATION_HEADER = 'NodeId'
 
@@ -50,12 +63,23 @@ def java_failure_reason(output: ToolOutput) -> str:
     exceptions = [_short_exception(line.strip()) for line in _lines(output) if _EXCEPTION_LINE.search(line)]
     first: Optional[str] = next((line for line in exceptions if not line.startswith(_CAUSED_BY)), None)
     causes = [line[len(_CAUSED_BY):] for line in exceptions if line.startswith(_CAUSED_BY)]
-    root = causes[-1] if causes else None
+    # A JAAS login failure carries the KDC's or the login module's answer; what Java raised
+    # beneath it is an internal check (e.g. "Identifier doesn't match expected value").
+    login = next((cause for cause in causes if cause.startswith(_LOGIN_EXCEPTION)), None)
+    root = login or (causes[-1] if causes else None)
     if first is None:
-        return root or ''
-    if root is None or root == first:
-        return first
-    return '%s, caused by %s' % (first, root)
+        reason = root or ''
+    elif root is None or root == first:
+        reason = first
+    else:
+        reason = '%s, caused by %s' % (first, root)
+    return reason + kerberos_hint(reason)
+
+
+def kerberos_hint(reason: str) -> str:
+    """' (meaning: ...)' for a Kerberos failure whose message alone does not say what to fix."""
+    hint = next((meaning for phrase, meaning in KERBEROS_HINTS if phrase in reason), None)
+    return ' (meaning: %s)' % hint if hint else ''
 
 
 def _column_value(text: str) -> Union[int, str]:

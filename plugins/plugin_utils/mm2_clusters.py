@@ -14,6 +14,7 @@ import posixpath
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_login_line
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, connect_settings, without_nulls
 
 SECURITY_PROTOCOLS = ('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL')
@@ -41,8 +42,11 @@ PLAIN_CLUSTER_SETTINGS = {
     'ssl_keystore_type': 'ssl.keystore.type',
     'ssl_endpoint_identification_algorithm': 'ssl.endpoint.identification.algorithm',
 }
+# GSSAPI: the principal, its keytab (a file in the secrets directory) and the brokers' service name.
+KERBEROS_OPTIONS = ('sasl_kerberos_principal', 'sasl_kerberos_keytab_file', 'sasl_kerberos_service_name')
 CLUSTER_OPTIONS = frozenset(
     {'bootstrap_servers', 'security_protocol', 'sasl_username', 'client_config'}
+    | set(KERBEROS_OPTIONS)
     | set(PLAIN_CLUSTER_SETTINGS)
     | {reference[0] for reference in SECRET_REFERENCES}
     | {reference[1] for reference in SECRET_REFERENCES}
@@ -130,6 +134,9 @@ def sasl_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, erro
         if cluster.get('sasl_password_file'):
             errors.add(where, 'give either sasl_username with sasl_password_file or a JAAS config, not both')
         return settings
+    if mechanism == 'GSSAPI':
+        settings.update(kerberos_settings(where, cluster, secrets_dir, errors))
+        return settings
     module = LOGIN_MODULES.get(str(mechanism))
     if module is None:
         errors.add(where, 'sasl_mechanism %s needs sasl_jaas_config_file (or sasl_jaas_config without secrets)' % mechanism)
@@ -146,6 +153,25 @@ def sasl_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, erro
     settings['sasl.jaas.config'] = '%s required username="%s" password="%s";' % (
         module, username, secret_placeholder(path, key))
     return settings
+
+
+def kerberos_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, errors: ModelErrors) -> Dict[str, str]:
+    """The keytab login of GSSAPI: a keytab path is not a secret, so the JAAS line is given as it is."""
+    principal = str(cluster.get('sasl_kerberos_principal') or '')
+    keytab_file = str(cluster.get('sasl_kerberos_keytab_file') or '')
+    if not principal or not keytab_file:
+        errors.add(where, 'sasl_mechanism GSSAPI needs sasl_kerberos_principal and sasl_kerberos_keytab_file (a keytab in %s), '
+                   'or a JAAS config' % secrets_dir)
+        return {}
+    if not re.match(r'^[^\s"\\;/@]+(/[^\s"\\;/@]+)?@[^\s"\\;/@]+$', principal):
+        errors.add(where, 'sasl_kerberos_principal must be name[/host]@REALM, got %r' % principal)
+        return {}
+    path = secret_path(secrets_dir, keytab_file)
+    check_secret_reference(where, 'sasl_kerberos_keytab_file', path, 'keytab', secrets_dir, errors)
+    return {
+        'sasl.jaas.config': jaas_login_line('GSSAPI', principal=principal, keytab=path),
+        'sasl.kerberos.service.name': str(cluster.get('sasl_kerberos_service_name') or 'kafka'),
+    }
 
 
 def secret_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, errors: ModelErrors) -> Dict[str, str]:
@@ -199,6 +225,9 @@ def cluster_connection(alias: str, cluster: Any, secrets_dir: str, errors: Model
     sasl_options = sorted(option for option in cluster if option.startswith('sasl_') and cluster.get(option))
     if sasl_options and not uses_sasl:
         errors.add(where, '%s set but security_protocol %s does not use SASL' % (', '.join(sasl_options), protocol))
+    kerberos_options = sorted(option for option in KERBEROS_OPTIONS if cluster.get(option))
+    if kerberos_options and uses_sasl and cluster.get('sasl_mechanism') != 'GSSAPI':
+        errors.add(where, '%s set but sasl_mechanism is %s, not GSSAPI' % (', '.join(kerberos_options), cluster.get('sasl_mechanism')))
     for option, kafka_setting in PLAIN_CLUSTER_SETTINGS.items():
         if cluster.get(option) not in (None, ''):
             settings[kafka_setting] = str(cluster[option])
@@ -235,8 +264,9 @@ def cluster_summary(connection: Mapping[str, str], secrets_dir: str) -> Dict[str
 
 
 def secret_files_in(config: Mapping[str, str]) -> List[str]:
-    """Files the ${file:...} placeholders of a config read."""
-    return sorted(set(re.findall(r'\$\{file:([^:}]+):', ' '.join(config.values()))))
+    """Files a config reads on the workers: those of its ${file:...} placeholders and the keytabs of its JAAS lines."""
+    values = ' '.join(config.values())
+    return sorted(set(re.findall(r'\$\{file:([^:}]+):', values)) | set(re.findall(r'keyTab="([^"]+)"', values)))
 
 
 def relative_to(base: str, paths: Iterable[str]) -> List[str]:

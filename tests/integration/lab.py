@@ -9,12 +9,14 @@ from dataclasses import dataclass
 KAFKA_RUN = "/opt/kafka/kafka-run"
 # LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
 # hosts are the default lab's names prefixed with ha- and whose state lives in .lab-ha.
+# LAB_SHAPE=krb (tests/kerberos): the Kerberos lab of inventories/lab-krb, hosts krb-*, one worker.
 LAB_SHAPE = os.environ.get("LAB_SHAPE", "default")
-HOST_PREFIX = "ha-" if LAB_SHAPE == "ha" else ""
+HOST_PREFIX = {"ha": "ha-", "krb": "krb-"}.get(LAB_SHAPE, "")
 SOURCE_BROKER = f"{HOST_PREFIX}src-kafka-1"
 TARGET_BROKERS = tuple(f"{HOST_PREFIX}dst-kafka-{index}" for index in ((1, 2, 3) if LAB_SHAPE == "ha" else (1,)))
 TARGET_BROKER = TARGET_BROKERS[0]
-CONNECT_WORKERS = tuple(f"{HOST_PREFIX}task-1-{index}" for index in ((1, 2, 3) if LAB_SHAPE == "ha" else (1, 2)))
+CONNECT_WORKERS = tuple(f"{HOST_PREFIX}task-1-{index}"
+                        for index in {"ha": (1, 2, 3), "krb": (1,)}.get(LAB_SHAPE, (1, 2)))
 LAB_BROKERS = (SOURCE_BROKER, *TARGET_BROKERS)
 # The lab brokers serve clients on SASL_SSL (9094) and admin tools on SSL with client
 # certificates (9095); the tests administer them like the roles do, with the broker's own
@@ -77,11 +79,12 @@ def client_settings(prefix: str, host: str) -> dict[str, str]:
     ${file:...} placeholder that the workers resolve; PLAINTEXT on brokers a test started."""
     if host not in LAB_BROKERS:
         return {f"{prefix}bootstrap.servers": f"{host}:9092"}
-    password = "${file:%s/mm2.properties:sasl.password}" % WORKER_SECRETS_DIR
+    mechanism = scram_mechanism()
+    password = "${file:%s/mm2.properties:%s}" % (WORKER_SECRETS_DIR, MM2_PASSWORD_KEYS[mechanism])
     settings = {
         "bootstrap.servers": f"{host}:{CLIENT_PORT}",
         "security.protocol": "SASL_SSL",
-        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.mechanism": mechanism,
         "sasl.jaas.config": ('org.apache.kafka.common.security.scram.ScramLoginModule required '
                              f'username="mm2" password="{password}";'),
         "ssl.truststore.type": "PEM",
@@ -145,8 +148,8 @@ from typing import Any, Callable, Iterator, Optional, TypeVar  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
-LAB_NETWORK = "kafka-dr-lab-ha" if LAB_SHAPE == "ha" else "kafka-dr-lab"
-LAB_STATE_DIR = ".lab-ha" if LAB_SHAPE == "ha" else ".lab"
+LAB_NETWORK = {"ha": "kafka-dr-lab-ha", "krb": "kafka-dr-lab-krb"}.get(LAB_SHAPE, "kafka-dr-lab")
+LAB_STATE_DIR = {"ha": ".lab-ha", "krb": ".lab-krb"}.get(LAB_SHAPE, ".lab")
 LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
@@ -319,6 +322,17 @@ while True:
     time.sleep(1)
 print(json.dumps({'status': answer.status_code, 'body': body}))
 """
+
+
+# The key of the MM2 secret file per SCRAM mechanism (lab_mm2_password_keys of the inventory).
+MM2_PASSWORD_KEYS = {"SCRAM-SHA-512": "sasl.password", "SCRAM-SHA-256": "sasl.password.sha256"}
+
+
+def scram_mechanism() -> str:
+    """The SCRAM mechanism of the lab's clients: SCRAM-SHA-512 until a rotation without a window
+    (tests/rotation) records the other one in .lab/scram-mechanism, as the inventory reads it."""
+    recorded = REPO_ROOT / LAB_STATE_DIR / "scram-mechanism"
+    return recorded.read_text().strip() if recorded.exists() else "SCRAM-SHA-512"
 
 
 def lab_secret(name: str) -> str:

@@ -24,10 +24,6 @@ def cluster_bindings() -> set[AclBinding]:
     return parse_acl_listing(lab.kafka_run(HOST, lab.ACL_COMMAND, "--bootstrap-server", lab.bootstrap(HOST), "--list"))
 
 
-def without(principal: str, bindings: set[AclBinding]) -> set[AclBinding]:
-    return {binding for binding in bindings if binding.principal != principal}
-
-
 def remove_bindings_of(principal: str) -> None:
     """Cleanup with AclCommand itself, not with the module under test."""
     for binding in sorted(cluster_bindings()):
@@ -42,6 +38,12 @@ def remove_bindings_of(principal: str) -> None:
                       "--resource-pattern-type", binding.pattern_type.lower(), *resource)
 
 
+def bystander_of(name: str) -> str:
+    """Another principal of the test, granted outside the module: prune must not touch it. (The
+    other tests change the cluster's bindings meanwhile, so the whole listing is no reference.)"""
+    return f"User:{name}-bystander"
+
+
 @pytest.fixture
 def itest_name(lab_brokers: tuple[str, str]) -> Iterator[str]:
     """A name nobody else uses, and a scratch state directory on the broker removed afterwards."""
@@ -50,7 +52,15 @@ def itest_name(lab_brokers: tuple[str, str]) -> Iterator[str]:
         yield name
     finally:
         remove_bindings_of(f"User:{name}")
+        remove_bindings_of(bystander_of(name))
         subprocess.run(["docker", "exec", HOST, "rm", "-rf", f"/root/{name}"], check=False, capture_output=True)
+
+
+def show(title: str, principal: str) -> None:
+    """The principal's bindings on the cluster, as AclCommand lists them (seen with pytest -s)."""
+    print(f"\n{title}:")
+    for binding in sorted(binding for binding in cluster_bindings() if binding.principal == principal):
+        print(f"  {binding.permission} {binding.operation} on {binding.resource_type} {binding.name} ({binding.pattern_type})")
 
 
 def run_acl(name: str, bindings: list[dict[str, Any]], *flags: str, **options: Any) -> dict[str, Any]:
@@ -65,7 +75,11 @@ def test_bindings_converge_and_prune_removes_only_what_the_module_created(itest_
     group_rights = {"principal": principal, "resource_type": "group", "name": f"{itest_name}-g",
                     "operations": ["Read"]}
     cluster_rights = {"principal": principal, "resource_type": "cluster", "operations": ["Describe"]}
-    others_before = without(principal, cluster_bindings())
+    bystander = bystander_of(itest_name)
+    lab.change_acl(HOST, True, bystander, ["Read", "Describe"], "--topic", f"{itest_name}-t")
+    lab.change_acl(HOST, True, bystander, ["Describe"], "--cluster")
+    bystander_before = {binding for binding in cluster_bindings() if binding.principal == bystander}
+    assert len(bystander_before) == 3, bystander_before
 
     first = run_acl(itest_name, [topic_rights, group_rights, cluster_rights])
     assert first.get("changed") is True, first
@@ -83,12 +97,14 @@ def test_bindings_converge_and_prune_removes_only_what_the_module_created(itest_
     # A right granted outside the module, for the same principal: prune must leave it.
     lab.change_acl(HOST, True, principal, ["Write"], "--topic", f"{itest_name}-t")
 
+    show("bindings before the inventory drops the cluster binding", principal)
     preview = run_acl(itest_name, [topic_rights], "--check", "--diff", prune=True)
     assert preview.get("changed") is True
     assert sorted(item["resource_type"] for item in preview["pruned"]) == ["cluster", "group"]
     assert len({binding for binding in cluster_bindings() if binding.principal == principal}) == 5
 
     pruned = run_acl(itest_name, [topic_rights, group_rights], prune=True)
+    show("bindings after the run with prune", principal)
     assert pruned.get("changed") is True, pruned
     assert [(item["resource_type"], item["operation"]) for item in pruned["pruned"]] == [("cluster", "Describe")]
     assert pruned["removed"] == pruned["pruned"] and pruned["added"] == []
@@ -98,17 +114,17 @@ def test_bindings_converge_and_prune_removes_only_what_the_module_created(itest_
 
     settled = run_acl(itest_name, [topic_rights, group_rights], prune=True)
     assert settled.get("changed") is False and settled["jvm_runs"] == 1
-    assert without(principal, cluster_bindings()) == others_before
+    assert {binding for binding in cluster_bindings() if binding.principal == bystander} == bystander_before
+    assert {item["principal"] for item in pruned["removed"] + settled["removed"]} == {principal}
 
 
 def test_bad_input_changes_nothing(itest_name: str) -> None:
-    before = cluster_bindings()
     result = run_acl(itest_name, [{"principal": f"User:{itest_name}", "resource_type": "cluster", "name": "x",
                                    "operations": ["Read"]}])
 
     assert result.get("failed") is True
     assert "a cluster binding takes no name" in result["msg"] and "cannot grant Read" in result["msg"]
-    assert cluster_bindings() == before
+    assert [binding for binding in cluster_bindings() if binding.principal == f"User:{itest_name}"] == []
 
 
 def scram_accounts() -> dict[str, dict[str, int]]:

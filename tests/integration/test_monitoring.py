@@ -198,17 +198,28 @@ def status_document(tmp_path: Path, **extra_vars: Any) -> tuple[int, str, dict[s
     return run.returncode, run.output, json.loads(document.read_text()) if document.exists() else {}
 
 
+def cluster_problems_of_other_tests(document: dict[str, Any]) -> list[str]:
+    """Problems status.yml found outside the lab flow: connectors that tests running beside this one
+    deploy, fail on purpose or stop (they make the run's verdict unhealthy, as they should)."""
+    return [problem for problem in document.get("problems", []) if not problem.startswith("flow src-dst:")]
+
+
 def test_status_reports_the_lab_flow_healthy_with_replicated_heartbeats(tmp_path: Path) -> None:
-    def healthy_with_figures() -> tuple[str, dict[str, Any]] | None:
+    def healthy_with_figures() -> tuple[int, str, dict[str, Any]] | None:
         returncode, output, document = status_document(tmp_path)
         flow = next((flow for flow in document.get("flows", []) if flow["name"] == "src-dst"), None)
-        ready = (returncode == 0 and flow is not None and flow["latency_p99_ms"] is not None
+        ready = (flow is not None and flow["healthy"] and flow["latency_p99_ms"] is not None
                  and flow["heartbeat_age"]["exact"])
-        return (output, document) if ready else None
+        return (returncode, output, document) if ready else None
 
-    output, document = lab.wait_until(healthy_with_figures, TIMEOUT, "a healthy status with heartbeat figures", interval=15)
+    # The p99 latency needs two scrapes of a histogram that has seen records; on the 2-core
+    # machine with the other tests' brokers and workers busy this has taken up to 4 minutes.
+    returncode, output, document = lab.wait_until(healthy_with_figures, 2 * TIMEOUT,
+                                                  "a healthy src-dst flow with heartbeat figures", interval=15)
     flow = next(flow for flow in document["flows"] if flow["name"] == "src-dst")
-    assert document["healthy"] is True and document["problems"] == []
+    others = cluster_problems_of_other_tests(document)
+    assert flow["problems"] == []
+    assert (returncode == 0) == (not others) and document["healthy"] is (not others), (returncode, others)
     assert flow["missing"] == [] and flow["heartbeats_topic"] == "src.heartbeats"
     assert flow["heartbeat_age"]["seconds"] < 60
     assert flow["records_per_second"] > 0

@@ -33,7 +33,7 @@ NOT_SHIPPED = ('playbooks/lab.yml', 'playbooks/lab_down.yml')
 
 PRIVATE_KEY_BLOCK = re.compile(rb'-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----')
 KEY_FILE_NAME = re.compile(r'\.(?:key|p12|pfx|jks|keytab)$|^id_(?:rsa|dsa|ecdsa|ed25519)$')
-SECRET_DIRECTORIES = {'.lab', '.lab-ha', 'secrets'}
+SECRET_DIRECTORIES = {'.lab', '.lab-ha', '.lab-krb', 'secrets'}
 PASSWORD_SETTING = re.compile(
     r'''(?P<key>[\w.-]*(?:password|passwd|passphrase)[\w.-]*)["']?\s*[:=]\s*(?P<value>.*)''', re.IGNORECASE)
 # Keys that name where a password is, not the password itself (file, key in a file, path ...).
@@ -161,7 +161,7 @@ PLANTED = {
 }
 # Not copied from the checkout: the real lab secrets and bulky or volatile local state
 # (the planted files above stand for them).
-ROOT_SKIPS = {'.git', '.lab', '.lab-ha', '.ansible', '.cache', '.pytest_cache', 'build', 'reports'}
+ROOT_SKIPS = {'.git', '.lab', '.lab-ha', '.lab-krb', '.ansible', '.cache', '.pytest_cache', 'build', 'reports'}
 
 
 def copy_skips(directory: str, names: List[str]) -> List[str]:

@@ -49,6 +49,12 @@ CASES: Dict[str, Dict[str, Any]] = {
         'kafka_broker_sasl_ssl_enabled': True,
         'kafka_broker_sasl_mechanisms': ['SCRAM-SHA-512'],
     }},
+    'broker_gssapi': {'role': 'kafka_broker', 'vars': {
+        'kafka_broker_sasl_ssl_enabled': True,
+        'kafka_broker_sasl_mechanisms': ['GSSAPI', 'SCRAM-SHA-512'],
+        'kafka_broker_kerberos_principal': 'kafka/broker-1.example.com@EXAMPLE.COM',
+        'kafka_broker_kerberos_principal_to_local_rules': ['RULE:[1:$1@$0](.*@PARTNER.EXAMPLE)s/@.*//', 'DEFAULT'],
+    }},
     'worker_default': {'role': 'connect_worker', 'vars': {}},
     'worker_scram_https': {'role': 'connect_worker', 'vars': {
         'connect_worker_kafka_security_protocol': 'SASL_SSL',

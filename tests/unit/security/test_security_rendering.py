@@ -89,6 +89,26 @@ def test_scram_only_broker_leaves_plain_out(rendered: Any) -> None:
     assert props['inter.broker.listener.name'] == 'PLAINTEXT'
 
 
+def test_gssapi_broker_logs_in_with_its_keytab(rendered: Any) -> None:
+    jaas = rendered.text('broker_gssapi', 'jaas.conf')
+    assert ('com.sun.security.auth.module.Krb5LoginModule required\n        useKeyTab=true\n        storeKey=true\n'
+            '        keyTab="/etc/kafka/broker/secrets/kafka.keytab"\n'
+            '        principal="kafka/broker-1.example.com@EXAMPLE.COM";') in jaas
+    assert 'org.apache.kafka.common.security.scram.ScramLoginModule required;' in jaas
+    props = rendered.properties('broker_gssapi', 'server.properties')
+    assert props['sasl.enabled.mechanisms'] == 'GSSAPI,SCRAM-SHA-512'
+    assert props['sasl.kerberos.service.name'] == 'kafka'
+    assert props['sasl.kerberos.principal.to.local.rules'] == 'RULE:[1:$1@$0](.*@PARTNER.EXAMPLE)s/@.*//,DEFAULT'
+    assert ' -Djava.security.krb5.conf=/etc/krb5.conf ' in rendered.exec_start('broker_gssapi', 'kafka-broker.service')
+
+
+def test_brokers_without_gssapi_have_no_kerberos_settings(rendered: Any) -> None:
+    props = rendered.properties('broker_secure', 'server.properties')
+    assert not [key for key in props if 'kerberos' in key]
+    assert 'Krb5LoginModule' not in rendered.text('broker_secure', 'jaas.conf')
+    assert 'krb5' not in rendered.exec_start('broker_secure', 'kafka-broker.service')
+
+
 def test_secure_broker_admin_client_uses_the_broker_certificate(rendered: Any) -> None:
     assert rendered.properties('broker_secure', 'admin-client.properties') == {
         'security.protocol': 'SSL',

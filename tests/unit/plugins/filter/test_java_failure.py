@@ -68,3 +68,22 @@ def test_no_exception_gives_an_empty_reason(output: object) -> None:
 def test_other_input_is_refused() -> None:
     with pytest.raises(AnsibleFilterError, match='text or a list'):
         java_failure({'stdout': 'x'})  # type: ignore[arg-type]
+
+
+# A keytab whose principal the KDC no longer has, and one exported before the key changed.
+KERBEROS_CLIENT_NOT_FOUND = (FIXTURES / "kerberos_client_not_found.txt").read_text(encoding="utf-8")
+KERBEROS_STALE_KEYTAB = (FIXTURES / "kerberos_stale_keytab.txt").read_text(encoding="utf-8")
+
+
+def test_a_login_failure_gives_the_kdc_answer_and_what_it_means() -> None:
+    # Java's own check beneath the login failure ("Identifier doesn't match") is not the reason.
+    assert java_failure(KERBEROS_CLIENT_NOT_FOUND) == (
+        'KafkaException: Failed to create new KafkaAdminClient, caused by LoginException: Client not found in Kerberos '
+        'database (6) - CLIENT_NOT_FOUND (meaning: the KDC has no such principal)')
+
+
+def test_a_stale_keytab_is_named_as_such() -> None:
+    assert java_failure(KERBEROS_STALE_KEYTAB) == (
+        'KafkaException: Failed to create new KafkaAdminClient, caused by LoginException: Checksum failed '
+        "(meaning: the keytab does not hold the principal's current key (exported before the key changed, or another "
+        "principal's keytab))")

@@ -207,6 +207,26 @@ def test_plain_mechanism_uses_the_plain_login_module(plan_ok: PlanOk, lab_cluste
     assert '${file:/etc/kafka/connect/secrets/src.properties:password}' in source['source.cluster.sasl.jaas.config']
 
 
+def test_kerberos_logs_in_with_the_keytab_every_worker_must_hold(plan_ok: PlanOk, lab_clusters: Dict[str, Any]) -> None:
+    kerberos = {'security_protocol': 'SASL_SSL', 'sasl_mechanism': 'GSSAPI', 'sasl_kerberos_principal': 'mm2@EXAMPLE.COM',
+                'sasl_kerberos_keytab_file': 'mm2.keytab'}
+    clusters = {'src': dict(kerberos, bootstrap_servers='src:9094'),
+                'dst': dict(kerberos, bootstrap_servers='dst:9094', sasl_kerberos_service_name='kafka-dst')}
+    result = plan_ok(clusters=clusters)
+    source = by_kind(result)['source']
+    jaas = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+            'keyTab="/etc/kafka/connect/secrets/mm2.keytab" principal="mm2@EXAMPLE.COM";')
+    assert source['source.cluster.sasl.jaas.config'] == jaas == source['target.cluster.sasl.jaas.config']
+    assert source['source.cluster.sasl.kerberos.service.name'] == 'kafka'
+    assert source['target.cluster.sasl.kerberos.service.name'] == 'kafka-dst'
+    assert source['producer.override.sasl.mechanism'] == 'GSSAPI'
+    # The keytab is a file the workers must hold: the role checks it before deploying, and
+    # connectors reading it restart when it changes.
+    assert result['secret_files'] == ['/etc/kafka/connect/secrets/mm2.keytab']
+    assert {connector['kind']: connector['secret_file_names'] for connector in result['connectors']} == {
+        'source': ['mm2.keytab'], 'checkpoint': ['mm2.keytab'], 'heartbeat': ['mm2.keytab']}
+
+
 def test_aggregation_gives_each_source_its_own_connectors(plan_ok: PlanOk, lab_clusters: Dict[str, Any]) -> None:
     clusters = dict(lab_clusters, src2={'bootstrap_servers': 'src2-kafka-1:9092'})
     flows = [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*']},
