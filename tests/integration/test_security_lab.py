@@ -10,12 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_acls import AclBinding, parse_acl_listing
 from tests.integration import ansible_run, lab
 
 SECRET_NAMES = ("store", "connect", "mm2", "validator", "rest")
 LAB_HOSTS = (*lab.LAB_BROKERS, *lab.CONNECT_WORKERS)
 FLOW_SOURCE_CONNECTOR = "mm2-src-dst-source"
 CONFIG_TOPIC = "connect-mm2-lab-configs"
+# Role kafka_acls' record of the bindings it created (kafka_acls_state_dir on the cluster's first host).
+SOURCE_ACL_RECORD = "/etc/kafka/broker/scram-state/acl-bindings.json"
 VERBOSE_SITE_LOG = ansible_run.REPO_ROOT / "build" / "site-vvv.log"
 
 
@@ -125,19 +128,22 @@ def test_module_diff_masks_an_inline_secret(lab_secrets: dict[str, str]) -> None
 # ---- least privilege and ACL sync ----------------------------------------------------------------
 
 def test_mm2_writes_only_its_heartbeats_on_the_source(lab_brokers: tuple[str, str]) -> None:
-    """Read-only on the source but for the heartbeats topic the flow's heartbeat connector writes there."""
-    listing = lab.kafka_run(lab.SOURCE_BROKER, lab.ACL_COMMAND, "--bootstrap-server",
-                            lab.bootstrap(lab.SOURCE_BROKER), "--list", "--principal", "User:mm2")
+    """Read-only on the source but for the heartbeats topic the flow's heartbeat connector writes there.
+    Judged on the bindings the deployment owns (role kafka_acls' record), each of them live on the
+    cluster: other tests grant User:mm2 more for reverse flows of their own while this one runs."""
+    record = subprocess.run(["docker", "exec", lab.SOURCE_BROKER, "cat", SOURCE_ACL_RECORD],
+                            capture_output=True, text=True, check=True).stdout
+    owned = {AclBinding.from_dict(item) for item in json.loads(record)["bindings"]}
+    mm2_owned = {binding for binding in owned if binding.principal == "User:mm2"}
+    live = parse_acl_listing(lab.kafka_run(lab.SOURCE_BROKER, lab.ACL_COMMAND, "--bootstrap-server",
+                                           lab.bootstrap(lab.SOURCE_BROKER), "--list", "--principal", "User:mm2"))
+    assert mm2_owned and mm2_owned <= live, sorted(binding.describe() for binding in mm2_owned - live)
     operations: dict[str, set[str]] = {}
-    resource = ""
-    for line in listing.splitlines():
-        if "ResourcePattern(" in line:
-            resource = line.split("ResourcePattern(")[1].split(")")[0]
-        elif "operation=" in line:
-            operations.setdefault(resource, set()).add(line.split("operation=")[1].split(",")[0])
-    heartbeats = "resourceType=TOPIC, name=heartbeats, patternType=LITERAL"
-    assert operations.pop(heartbeats) == {"CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "WRITE"}, listing
-    assert set().union(*operations.values()) == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, listing
+    for binding in mm2_owned:
+        assert binding.permission == "ALLOW", binding.describe()
+        operations.setdefault(f"{binding.resource_type}:{binding.name}", set()).add(binding.operation)
+    assert operations.pop("TOPIC:heartbeats") == {"CREATE", "DESCRIBE", "DESCRIBE_CONFIGS", "WRITE"}, operations
+    assert set().union(*operations.values()) == {"READ", "DESCRIBE", "DESCRIBE_CONFIGS"}, operations
     assert "mm2-offset-syncs.src.internal" in lab.topic_names(lab.TARGET_BROKER)
     assert not [topic for topic in lab.topic_names(lab.SOURCE_BROKER) if topic.startswith("mm2-offset-syncs")]
 
