@@ -138,6 +138,11 @@ def argument_specs_table(role_dir: Path) -> str:
     defaults = (yaml.safe_load(defaults_file.read_text()) or {}) if defaults_file.exists() else {}
     parts: list[str] = []
     for entry_point, spec in specs.items():
+        if entry_point != "main" and spec is specs.get("main"):
+            # A YAML alias of main: the same checks, run on their own before anything changes.
+            parts.append(f"### Entry point {code(entry_point)}\n\nThe options of {code('main')}, checked with the role's "
+                         "other input rules before the play changes anything.\n")
+            continue
         if len(specs) > 1:
             parts.append(f"### Entry point {code(entry_point)}\n\n{markup_to_markdown(spec.get('short_description', ''))}\n")
         header = ["| Variable | Type | Default | Description |", "| --- | --- | --- | --- |"]

@@ -3,7 +3,8 @@
 # failure) and written to build/phases.json; a phase over its budget in tests/time_budget.json,
 # or the test phases' wall time over `total`, fails the run, so growth shows when it happens.
 #
-# The integration tests run beside one lane: the Molecule scenarios, then the Kerberos lab's
+# The unit tests, lint and sanity (make check) run beside the lab's deployment; then the
+# integration tests run beside one lane: the Molecule scenarios, then the Kerberos lab's
 # tests. All of them mostly wait for JVMs and containers, and the lane's hosts and networks are its
 # own (kafka-dr-molecule, kafka-dr-secure, kafka-dr-lab-krb), so neither side touches the other's.
 # The lane runs its two parts one after the other: a third set of brokers and workers at once on
@@ -68,10 +69,25 @@ side_by_side() {
   [ "$integration_status" -eq 0 ] && [ "$lane_status" -eq 0 ]
 }
 
+# The quick checks beside the lab's deployment: neither needs the other, the deployment mostly
+# waits for containers and JVMs, and the tests after them need both to pass.
+check_beside_lab() {
+  local check_pid check_status lab_status
+  logged_phase check build/check.log make --no-print-directory check &
+  check_pid=$!
+  echo "==> check: running beside the lab's deployment (output: build/check.log)"
+  phase lab make --no-print-directory lab-deploy
+  lab_status=$?
+  wait "$check_pid"
+  check_status=$?
+  cat build/check.log
+  echo "==> check: $([ "$check_status" -eq 0 ] && echo passed || echo FAILED)"
+  [ "$check_status" -eq 0 ] && [ "$lab_status" -eq 0 ]
+}
+
 run_phases() {
   phase setup make --no-print-directory setup &&
-    phase check make --no-print-directory check &&
-    phase lab make --no-print-directory lab-deploy &&
+    check_beside_lab &&
     side_by_side
 }
 
