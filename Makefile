@@ -78,7 +78,7 @@ lab-deploy: lab
 	@scripts/demo_data.sh
 
 integration-tests:
-	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup tests/integration
+	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --junitxml=build/integration.xml tests/integration
 
 # Tests that need a lab shape of their own, each on a fresh lab of that shape, removed when they
 # pass (kept for a look when they fail):
