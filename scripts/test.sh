@@ -34,7 +34,7 @@ logged_phase() {
   phase "$name" "$@" >"$log" 2>&1
 }
 
-report_lane_log() {
+report_logged_phase() {
   local name=$1 log=$2
   if grep -q "^$name	[0-9.]*	0	" "$times"; then
     echo "==> $name: passed (output: $log)"
@@ -55,34 +55,41 @@ lane() {
   [ "$molecule_status" -eq 0 ] && [ "$kerberos_status" -eq 0 ]
 }
 
-side_by_side() {
-  local lane_pid integration_status lane_status
-  lane &
-  lane_pid=$!
-  echo "==> molecule, then kerberos: running beside the integration tests (output: build/molecule.log, build/kerberos.log)"
-  phase integration make --no-print-directory integration-tests
-  integration_status=$?
-  wait "$lane_pid"
-  lane_status=$?
-  report_lane_log molecule build/molecule.log
-  report_lane_log kerberos build/kerberos.log
-  [ "$integration_status" -eq 0 ] && [ "$lane_status" -eq 0 ]
+# Two functions side by side, the first in the background; true when both succeed.
+beside() {
+  local background_pid foreground_status background_status
+  "$1" &
+  background_pid=$!
+  "$2"
+  foreground_status=$?
+  wait "$background_pid"
+  background_status=$?
+  [ "$foreground_status" -eq 0 ] && [ "$background_status" -eq 0 ]
 }
+
+check_phase() { logged_phase check build/check.log make --no-print-directory check; }
+lab_phase() { phase lab make --no-print-directory lab-deploy; }
+integration_phase() { phase integration make --no-print-directory integration-tests; }
 
 # The quick checks beside the lab's deployment: neither needs the other, the deployment mostly
 # waits for containers and JVMs, and the tests after them need both to pass.
 check_beside_lab() {
-  local check_pid check_status lab_status
-  logged_phase check build/check.log make --no-print-directory check &
-  check_pid=$!
+  local status
   echo "==> check: running beside the lab's deployment (output: build/check.log)"
-  phase lab make --no-print-directory lab-deploy
-  lab_status=$?
-  wait "$check_pid"
-  check_status=$?
-  cat build/check.log
-  echo "==> check: $([ "$check_status" -eq 0 ] && echo passed || echo FAILED)"
-  [ "$check_status" -eq 0 ] && [ "$lab_status" -eq 0 ]
+  beside check_phase lab_phase
+  status=$?
+  report_logged_phase check build/check.log
+  return "$status"
+}
+
+side_by_side() {
+  local status
+  echo "==> molecule, then kerberos: running beside the integration tests (output: build/molecule.log, build/kerberos.log)"
+  beside lane integration_phase
+  status=$?
+  report_logged_phase molecule build/molecule.log
+  report_logged_phase kerberos build/kerberos.log
+  return "$status"
 }
 
 run_phases() {
