@@ -99,7 +99,7 @@ integration-krb-tests:
 
 # Credential rotation under load on the default lab (tests/rotation, docs/security.md "Rotating
 # credentials"): SCRAM passwords, host certificates, a CA roll; figures in build/rotation-figures.jsonl.
-# Not part of test: the drills rotate the lab's credentials and take about half an hour.
+# Not part of test: the drills rotate the lab's credentials and take about 46 min on 2 cores.
 integration-rotation: lab-deploy
 	@$(MAKE) --no-print-directory integration-rotation-tests
 
