@@ -1,0 +1,235 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The core of module kafka_dr.mm2.file_set: directories and files of one host in one pass.
+
+Read (what is on disk) -> diff (content, owner, group, mode) -> write (only what differs, each file
+atomically through a temporary file in its own directory). Nothing is written in check mode.
+Secret files never appear in a diff; their content is never returned.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+# A diff of a larger file says only that it changed.
+MAX_DIFF_BYTES = 256 * 1024
+
+
+class FileSetError(Exception):
+    """A path, owner, group or mode that cannot be applied; nothing after it is written."""
+
+
+@dataclass(frozen=True)
+class Attributes:
+    owner: Optional[str]
+    group: Optional[str]
+    mode: int
+
+
+@dataclass(frozen=True)
+class WantedDirectory:
+    path: str
+    attributes: Attributes
+
+
+@dataclass(frozen=True)
+class WantedFile:
+    dest: str
+    content: bytes
+    attributes: Attributes
+    secret: bool = False
+
+
+@dataclass
+class Outcome:
+    path: str
+    state: str  # created, updated, attributes or unchanged
+    diff: Optional[Dict[str, Any]] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.state != 'unchanged'
+
+
+@dataclass
+class Report:
+    directories: List[Outcome] = field(default_factory=list)
+    files: List[Outcome] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(outcome.changed for outcome in self.directories + self.files)
+
+    def as_result(self) -> Dict[str, Any]:
+        return {
+            'changed': self.changed,
+            'directories': [{'path': o.path, 'state': o.state, 'changed': o.changed} for o in self.directories],
+            'files': [{'path': o.path, 'state': o.state, 'changed': o.changed} for o in self.files],
+            'changed_paths': [o.path for o in self.directories + self.files if o.changed],
+            'diff': [o.diff for o in self.directories + self.files if o.diff is not None],
+        }
+
+
+def parse_mode(mode: str, where: str) -> int:
+    """An octal mode string such as '0640'; symbolic modes are refused (they depend on the old mode)."""
+    text = str(mode).strip()
+    try:
+        value = int(text, 8)
+    except ValueError:
+        raise FileSetError(f"{where}: mode {text!r} is not an octal mode such as '0640'") from None
+    if not 0 <= value <= 0o7777:
+        raise FileSetError(f"{where}: mode {text!r} is out of range")
+    return value
+
+
+def _uid(owner: Optional[str], where: str) -> int:
+    if owner is None:
+        return -1
+    try:
+        return pwd.getpwnam(owner).pw_uid
+    except KeyError:
+        raise FileSetError(f"{where}: no user {owner!r} on this host") from None
+
+
+def _gid(group: Optional[str], where: str) -> int:
+    if group is None:
+        return -1
+    try:
+        return grp.getgrnam(group).gr_gid
+    except KeyError:
+        raise FileSetError(f"{where}: no group {group!r} on this host") from None
+
+
+def _attributes_differ(current: os.stat_result, wanted: Attributes, uid: int, gid: int) -> bool:
+    return (
+        stat.S_IMODE(current.st_mode) != wanted.mode
+        or (uid != -1 and current.st_uid != uid)
+        or (gid != -1 and current.st_gid != gid)
+    )
+
+
+def _attributes_diff(path: str, current: Optional[os.stat_result], wanted: Attributes, uid: int, gid: int) -> Dict[str, Any]:
+    def describe(mode: int, owner_id: int, group_id: int) -> str:
+        return f"mode {mode:04o}, uid {owner_id}, gid {group_id}\n"
+
+    before = 'absent\n' if current is None else describe(stat.S_IMODE(current.st_mode), current.st_uid, current.st_gid)
+    after_uid = uid if uid != -1 else (current.st_uid if current else os.getuid())
+    after_gid = gid if gid != -1 else (current.st_gid if current else os.getgid())
+    return {'before_header': f"{path} (attributes)", 'after_header': f"{path} (attributes)",
+            'before': before, 'after': describe(wanted.mode, after_uid, after_gid)}
+
+
+def _as_text(data: bytes) -> Optional[str]:
+    if len(data) > MAX_DIFF_BYTES or b'\0' in data:
+        return None
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError:
+        return None
+
+
+def _content_diff(wanted: WantedFile, before: Optional[bytes]) -> Dict[str, Any]:
+    if wanted.secret:
+        before_text, after_text = ('(secret)\n' if before is not None else 'absent\n'), '(secret, changed)\n'
+    else:
+        after_text = _as_text(wanted.content)
+        before_text = 'absent\n' if before is None else _as_text(before)
+        if after_text is None or before_text is None:
+            before_text, after_text = '(binary or large)\n', '(binary or large, changed)\n'
+    return {'before_header': wanted.dest, 'after_header': wanted.dest, 'before': before_text, 'after': after_text}
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def apply_directory(wanted: WantedDirectory, check_mode: bool, want_diff: bool) -> Outcome:
+    where = wanted.path
+    uid, gid = _uid(wanted.attributes.owner, where), _gid(wanted.attributes.group, where)
+    current = _stat(wanted.path)
+    if current is not None and not stat.S_ISDIR(current.st_mode):
+        raise FileSetError(f"{where}: exists and is not a directory")
+    if current is not None and not _attributes_differ(current, wanted.attributes, uid, gid):
+        return Outcome(wanted.path, 'unchanged')
+    diff = _attributes_diff(wanted.path, current, wanted.attributes, uid, gid) if want_diff else None
+    if not check_mode:
+        if current is None:
+            os.makedirs(wanted.path, mode=0o700, exist_ok=True)
+        os.chown(wanted.path, uid, gid)
+        os.chmod(wanted.path, wanted.attributes.mode)
+    return Outcome(wanted.path, 'created' if current is None else 'attributes', diff)
+
+
+def _write_atomically(wanted: WantedFile, uid: int, gid: int) -> None:
+    directory = os.path.dirname(wanted.dest) or '.'
+    # The temporary file is private until its owner and mode are right: a secret never sits
+    # readable by others, not even for a moment.
+    handle, temporary = tempfile.mkstemp(prefix='.' + os.path.basename(wanted.dest) + '.', dir=directory)
+    try:
+        with os.fdopen(handle, 'wb') as stream:
+            stream.write(wanted.content)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chown(temporary, uid, gid)
+        os.chmod(temporary, wanted.attributes.mode)
+        os.replace(temporary, wanted.dest)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def apply_file(wanted: WantedFile, check_mode: bool, want_diff: bool) -> Outcome:
+    where = wanted.dest
+    uid, gid = _uid(wanted.attributes.owner, where), _gid(wanted.attributes.group, where)
+    current = _stat(wanted.dest)
+    if current is not None and not stat.S_ISREG(current.st_mode):
+        raise FileSetError(f"{where}: exists and is not a regular file")
+    if current is None and not os.path.isdir(os.path.dirname(wanted.dest) or '.'):
+        if not check_mode:
+            raise FileSetError(f"{where}: its directory does not exist")
+    before: Optional[bytes] = None
+    if current is not None:
+        with open(wanted.dest, 'rb') as stream:
+            before = stream.read()
+    if before == wanted.content:
+        if not _attributes_differ(current, wanted.attributes, uid, gid):
+            return Outcome(wanted.dest, 'unchanged')
+        diff = _attributes_diff(wanted.dest, current, wanted.attributes, uid, gid) if want_diff else None
+        if not check_mode:
+            os.chown(wanted.dest, uid, gid)
+            os.chmod(wanted.dest, wanted.attributes.mode)
+        return Outcome(wanted.dest, 'attributes', diff)
+    diff = _content_diff(wanted, before) if want_diff else None
+    if not check_mode:
+        # Unspecified owner or group keep the old file's, as an in-place edit would.
+        keep_uid = uid if uid != -1 else (current.st_uid if current else -1)
+        keep_gid = gid if gid != -1 else (current.st_gid if current else -1)
+        _write_atomically(wanted, keep_uid, keep_gid)
+    return Outcome(wanted.dest, 'created' if current is None else 'updated', diff)
+
+
+def apply(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool) -> Report:
+    """Directories first (files may live in them), in the order given. Every path, owner and group
+    is checked before the first write, so a wrong one changes nothing."""
+    for path, attributes in [(d.path, d.attributes) for d in directories] + [(f.dest, f.attributes) for f in files]:
+        if not os.path.isabs(path):
+            raise FileSetError(f"{path}: not an absolute path")
+        _uid(attributes.owner, path)
+        _gid(attributes.group, path)
+    report = Report()
+    for directory in directories:
+        report.directories.append(apply_directory(directory, check_mode, want_diff))
+    for wanted in files:
+        report.files.append(apply_file(wanted, check_mode, want_diff))
+    return report

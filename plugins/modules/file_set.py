@@ -1,0 +1,206 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: file_set
+short_description: Lay down a host's directories and small files in one call, changing only what differs
+version_added: 0.3.0
+description:
+  - Compares each directory and file with the host's copy (content, owner, group, mode) and writes only what
+    differs, each file atomically (a private temporary file in the same directory, renamed over the old one).
+  - One call per host instead of one per file, so a run that changes nothing costs one round trip.
+  - Every path, owner and group is checked before the first write; a wrong one fails the task with nothing
+    changed.
+  - The action plugin of the same name reads O(files[].src) on the controller and renders nothing itself; give
+    templates as O(files[].content) with the C(ansible.builtin.template) lookup.
+  - Content of files marked O(files[].secret) never appears in a diff, a result or the task's invocation.
+  - For small files (configuration, secrets, key stores); large archives belong to M(ansible.builtin.copy) or
+    M(ansible.builtin.unarchive).
+author:
+  - kafka_dr.mm2 maintainers (!UNKNOWN)
+options:
+  directories:
+    description:
+      - Directories to create or correct, before any file.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Absolute path.
+        type: str
+        required: true
+      owner:
+        description: Owner; unchanged (or the connection user's for a new directory) when omitted.
+        type: str
+      group:
+        description: Group; unchanged (or the connection user's for a new directory) when omitted.
+        type: str
+      mode:
+        description: Octal mode such as C('0750').
+        type: str
+        required: true
+      enabled:
+        description: V(false) leaves the directory out of the set (it is not removed).
+        type: bool
+        default: true
+  files:
+    description:
+      - Files to create or correct, in this order.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      dest:
+        description: Absolute path of the file on the host.
+        type: str
+        required: true
+      content:
+        description: The file's text. Exactly one of O(files[].content), O(files[].content_base64) and O(files[].src).
+        type: str
+      content_base64:
+        description: The file's bytes as base64 (the action plugin turns O(files[].content) and O(files[].src) into it).
+        type: str
+      src:
+        description:
+          - A file on the controller, read as bytes (binary files such as PKCS12 stores are fine). A relative
+            path is looked up in the role's C(files/) like M(ansible.builtin.copy) does.
+        type: path
+      owner:
+        description: Owner; unchanged (or the connection user's for a new file) when omitted.
+        type: str
+      group:
+        description: Group; unchanged (or the connection user's for a new file) when omitted.
+        type: str
+      mode:
+        description: Octal mode such as C('0640').
+        type: str
+        required: true
+      secret:
+        description: Keep the content out of diffs and results.
+        type: bool
+        default: false
+      enabled:
+        description: V(false) leaves the file out of the set (it is not removed), as a task's C(when) would.
+        type: bool
+        default: true
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+'''
+
+EXAMPLES = r'''
+- name: Lay down the broker's configuration
+  kafka_dr.mm2.file_set:
+    directories:
+      - {path: /etc/kafka, owner: root, group: kafka, mode: "0750"}
+    files:
+      - dest: /etc/kafka/server.properties
+        content: "{{ lookup('ansible.builtin.template', 'server.properties.j2') }}"
+        owner: root
+        group: kafka
+        mode: "0640"
+      - dest: /etc/kafka/secrets/jaas.conf
+        content: "{{ lookup('ansible.builtin.template', 'jaas.conf.j2') }}"
+        owner: root
+        group: kafka
+        mode: "0640"
+        secret: true
+  register: broker_files
+  notify: restart the broker
+'''
+
+RETURN = r'''
+changed_paths:
+  description: Directories and files created or corrected, in order.
+  returned: always
+  type: list
+  elements: str
+directories:
+  description: Each directory's outcome, C(state) one of C(created), C(attributes), C(unchanged).
+  returned: always
+  type: list
+  elements: dict
+files:
+  description: Each file's outcome, C(state) one of C(created), C(updated), C(attributes), C(unchanged).
+  returned: always
+  type: list
+  elements: dict
+'''
+
+import base64
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.file_set import (
+    Attributes,
+    FileSetError,
+    WantedDirectory,
+    WantedFile,
+    apply,
+    parse_mode,
+)
+
+# The action plugin hands over every file as content_base64 (binary-safe, src already read).
+ARGUMENT_SPEC = {
+    'directories': {'type': 'list', 'elements': 'dict', 'default': [], 'options': {
+        'path': {'type': 'str', 'required': True},
+        'owner': {'type': 'str'},
+        'group': {'type': 'str'},
+        'mode': {'type': 'str', 'required': True},
+        'enabled': {'type': 'bool', 'default': True},
+    }},
+    'files': {'type': 'list', 'elements': 'dict', 'default': [], 'options': {
+        'dest': {'type': 'str', 'required': True},
+        'content': {'type': 'str'},
+        'content_base64': {'type': 'str'},
+        'src': {'type': 'path'},
+        'owner': {'type': 'str'},
+        'group': {'type': 'str'},
+        'mode': {'type': 'str', 'required': True},
+        'secret': {'type': 'bool', 'default': False},
+        'enabled': {'type': 'bool', 'default': True},
+    }, 'mutually_exclusive': [('content', 'content_base64', 'src')],
+        'required_one_of': [('content', 'content_base64', 'src')]},
+}
+
+
+def _content(item: dict) -> bytes:
+    if item['src'] is not None:
+        raise FileSetError(f"{item['dest']}: src is read on the controller by the action plugin, which did not run")
+    if item['content'] is not None:
+        return item['content'].encode('utf-8')
+    return base64.b64decode(item['content_base64'])
+
+
+def main() -> None:
+    # Contents are not no_log: that would mask the diff of every non-secret file. The action plugin
+    # drops the invocation instead, and secret files never reach a diff or a result.
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    try:
+        directories = [
+            WantedDirectory(item['path'], Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['path'])))
+            for item in module.params['directories'] if item['enabled']
+        ]
+        files = [
+            WantedFile(item['dest'], _content(item),
+                       Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['dest'])), item['secret'])
+            for item in module.params['files'] if item['enabled']
+        ]
+        report = apply(directories, files, module.check_mode, module._diff)
+    except FileSetError as error:
+        module.fail_json(msg=f"file_set: {error}. Nothing after it was changed.")
+    except OSError as error:
+        module.fail_json(msg=f"file_set: {error.filename or ''}: {error.strerror}")
+    module.exit_json(**report.as_result())
+
+
+if __name__ == '__main__':
+    main()
