@@ -182,13 +182,19 @@ def test_the_role_installs_every_file_the_watchdog_imports() -> None:
                 wanted.add(node.module + '.py')
                 pending.append(node.module + '.py')
     assert wanted == shipped == {'connect_client.py', 'connect_watchdog.py', 'prometheus_text.py'}
+    # The file set lays down each of them, read from the collection's module_utils.
+    code = [entry for entry in role_vars['__connect_worker_watchdog_file_set'] if 'src' in entry]
+    assert {Path(entry['src']).name for entry in code} == {Path(entry['dest']).name for entry in code} == shipped
 
 
 def test_the_settings_file_is_private_and_notifies_only_the_watchdog() -> None:
     tasks = {task['name']: task for task in role_tasks('auto_restart.yml')}
-    settings = tasks["Write the watchdog's settings (with the REST account, for the service user only)"]
-    copy = settings['ansible.builtin.copy']
-    assert (copy['mode'], copy['owner'], settings['no_log'], settings['diff']) == ('0600', '{{ kafka_install_user }}', True, False)
+    role_vars = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())
+    settings = next(entry for entry in role_vars['__connect_worker_watchdog_file_set']
+                    if entry['dest'] == '{{ __connect_worker_watchdog_config_file }}')
+    assert (settings['mode'], settings['owner'], settings['secret']) == ('0600', '{{ kafka_install_user }}', True)
+    file_set = tasks["Install the watchdog's code, settings and systemd unit"]
+    assert file_set['kafka_dr.mm2.file_set']['files'] == '{{ __connect_worker_watchdog_file_set }}'
     notified = {task.get('notify') for task in tasks.values()} - {None}
     assert notified == {'connect_worker watchdog restart'}
     handlers = yaml.safe_load((ROLE / 'handlers' / 'main.yml').read_text())
