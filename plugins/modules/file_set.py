@@ -91,8 +91,10 @@ options:
         default: true
 attributes:
   check_mode:
+    description: Everything is read and compared; nothing is written.
     support: full
   diff_mode:
+    description: Each changed file's text before and after; for a secret, binary or large file only that it changed.
     support: full
 '''
 

@@ -61,19 +61,19 @@ def test_content_and_src_reach_the_module_as_base64_in_one_call(tmp_path: Path) 
 
 def test_the_invocation_never_leaves_the_plugin_and_diff_only_when_asked() -> None:
     args = {'files': [{'dest': '/etc/jaas.conf', 'content': 'password="not-for-logs"', 'mode': '0600', 'secret': True}]}
-    result, _ = run(args)
+    result = run(args)[0]
     assert 'invocation' not in result and 'diff' not in result
     assert 'not-for-logs' not in repr(result)
-    with_diff, _ = run(args, diff=True)
+    with_diff = run(args, diff=True)[0]
     assert with_diff['diff'] == [{'before': 'a', 'after': 'b'}]
 
 
 def test_disabled_entries_are_left_out() -> None:
-    _, calls = run({
+    calls = run({
         'directories': [{'path': '/etc/a', 'mode': '0750', 'enabled': False}],
         'files': [{'dest': '/etc/krb5.conf', 'src': '', 'mode': '0644', 'enabled': 'false'},
                   {'dest': '/etc/b', 'content': '', 'mode': '0644', 'enabled': True}],
-    })
+    })[1]
     assert calls[0]['args']['directories'] == [] and [f['dest'] for f in calls[0]['args']['files']] == ['/etc/b']
 
 
