@@ -42,10 +42,15 @@ def _check_keys(entry: Mapping[str, Any], allowed: set, required: tuple, where: 
         raise FileSetArgumentError(f"file_set: {where}: {', '.join(missing)} required")
 
 
+def _flag(entry: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A boolean key, also when a template rendered it as text ('False' is false)."""
+    value = entry.get(key, default)
+    return value if isinstance(value, bool) else str(value).strip().lower() in ('true', 'yes', 'on', '1')
+
+
 def _enabled(entry: Mapping[str, Any]) -> bool:
     """enabled: false leaves an entry out (a file this host does not need); it is not removed."""
-    value = entry.get('enabled', True)
-    return value if isinstance(value, bool) else str(value).strip().lower() in ('true', 'yes', '1')
+    return _flag(entry, 'enabled', True)
 
 
 def _attributes(entry: Mapping[str, Any]) -> Dict[str, Optional[str]]:
@@ -73,7 +78,7 @@ class ActionModule(ActionBase):
         return {
             'dest': str(entry['dest']),
             'content_base64': base64.b64encode(data).decode('ascii'),
-            'secret': bool(entry.get('secret', False)),
+            'secret': _flag(entry, 'secret', False),
             **_attributes(entry),
         }
 

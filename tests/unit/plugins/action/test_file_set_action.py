@@ -68,6 +68,12 @@ def test_the_invocation_never_leaves_the_plugin_and_diff_only_when_asked() -> No
     assert with_diff['diff'] == [{'before': 'a', 'after': 'b'}]
 
 
+def test_flags_rendered_as_text_are_read_as_booleans() -> None:
+    calls = run({'files': [{'dest': '/etc/a', 'content': 'x', 'mode': '0644', 'secret': 'False'},
+                           {'dest': '/etc/b', 'content': 'y', 'mode': '0600', 'secret': 'True'}]})[1]
+    assert [f['secret'] for f in calls[0]['args']['files']] == [False, True]
+
+
 def test_disabled_entries_are_left_out() -> None:
     calls = run({
         'directories': [{'path': '/etc/a', 'mode': '0750', 'enabled': False}],
