@@ -88,12 +88,17 @@ class ActionModule(ActionBase):
         try:
             directories = []
             for index, entry in enumerate(_entries(self._task.args, 'directories')):
-                if not _enabled(entry):
-                    continue
-                _check_keys(entry, DIRECTORY_KEYS, ('path', 'mode'), f"directories[{index}] ({entry.get('path', '?')})")
-                directories.append({'path': str(entry['path']), **_attributes(entry)})
-            files = [self._module_file(entry, index)
-                     for index, entry in enumerate(_entries(self._task.args, 'files')) if _enabled(entry)]
+                where = f"directories[{index}] ({entry.get('path', '?')})"
+                # A mistyped key is an error even in an entry this host leaves out.
+                _check_keys(entry, DIRECTORY_KEYS, (), where)
+                if _enabled(entry):
+                    _check_keys(entry, DIRECTORY_KEYS, ('path', 'mode'), where)
+                    directories.append({'path': str(entry['path']), **_attributes(entry)})
+            files = []
+            for index, entry in enumerate(_entries(self._task.args, 'files')):
+                _check_keys(entry, FILE_KEYS, (), f"files[{index}] ({entry.get('dest', '?')})")
+                if _enabled(entry):
+                    files.append(self._module_file(entry, index))
         except AnsibleError as error:
             result.update(failed=True, msg=str(error.message))
             return result

@@ -16,14 +16,14 @@ import pwd
 import stat
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 # A diff of a larger file says only that it changed.
 MAX_DIFF_BYTES = 256 * 1024
 
 
 class FileSetError(Exception):
-    """A path, owner, group or mode that cannot be applied; nothing after it is written."""
+    """A path, owner, group or mode that cannot be applied, found before the first write."""
 
 
 @dataclass(frozen=True)
@@ -89,22 +89,19 @@ def parse_mode(mode: str, where: str) -> int:
     return value
 
 
-def _uid(owner: Optional[str], where: str) -> int:
-    if owner is None:
+def _account_id(name: Optional[str], lookup: Callable[[str], Any], kind: str, where: str) -> int:
+    """The id of a user or group by name; -1 (leave as is) when no name is given."""
+    if name is None:
         return -1
     try:
-        return pwd.getpwnam(owner).pw_uid
+        return lookup(name)[2]
     except KeyError:
-        raise FileSetError(f"{where}: no user {owner!r} on this host") from None
+        raise FileSetError(f"{where}: no {kind} {name!r} on this host") from None
 
 
-def _gid(group: Optional[str], where: str) -> int:
-    if group is None:
-        return -1
-    try:
-        return grp.getgrnam(group).gr_gid
-    except KeyError:
-        raise FileSetError(f"{where}: no group {group!r} on this host") from None
+def _ids(attributes: Attributes, where: str) -> Tuple[int, int]:
+    return (_account_id(attributes.owner, pwd.getpwnam, 'user', where),
+            _account_id(attributes.group, grp.getgrnam, 'group', where))
 
 
 def _attributes_differ(current: os.stat_result, wanted: Attributes, uid: int, gid: int) -> bool:
@@ -153,12 +150,9 @@ def _stat(path: str) -> Optional[os.stat_result]:
         return None
 
 
-def apply_directory(wanted: WantedDirectory, check_mode: bool, want_diff: bool) -> Outcome:
-    where = wanted.path
-    uid, gid = _uid(wanted.attributes.owner, where), _gid(wanted.attributes.group, where)
+def apply_directory(wanted: WantedDirectory, ids: Tuple[int, int], check_mode: bool, want_diff: bool) -> Outcome:
+    uid, gid = ids
     current = _stat(wanted.path)
-    if current is not None and not stat.S_ISDIR(current.st_mode):
-        raise FileSetError(f"{where}: exists and is not a directory")
     if current is not None and not _attributes_differ(current, wanted.attributes, uid, gid):
         return Outcome(wanted.path, 'unchanged')
     diff = _attributes_diff(wanted.path, current, wanted.attributes, uid, gid) if want_diff else None
@@ -189,15 +183,9 @@ def _write_atomically(wanted: WantedFile, uid: int, gid: int) -> None:
         raise
 
 
-def apply_file(wanted: WantedFile, check_mode: bool, want_diff: bool) -> Outcome:
-    where = wanted.dest
-    uid, gid = _uid(wanted.attributes.owner, where), _gid(wanted.attributes.group, where)
+def apply_file(wanted: WantedFile, ids: Tuple[int, int], check_mode: bool, want_diff: bool) -> Outcome:
+    uid, gid = ids
     current = _stat(wanted.dest)
-    if current is not None and not stat.S_ISREG(current.st_mode):
-        raise FileSetError(f"{where}: exists and is not a regular file")
-    if current is None and not os.path.isdir(os.path.dirname(wanted.dest) or '.'):
-        if not check_mode:
-            raise FileSetError(f"{where}: its directory does not exist")
     before: Optional[bytes] = None
     if current is not None:
         with open(wanted.dest, 'rb') as stream:
@@ -219,17 +207,36 @@ def apply_file(wanted: WantedFile, check_mode: bool, want_diff: bool) -> Outcome
     return Outcome(wanted.dest, 'created' if current is None else 'updated', diff)
 
 
+def _check_paths(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool) -> None:
+    """What would stop the set half way, found before the first write."""
+    made_here = {os.path.normpath(directory.path) for directory in directories}
+    for directory in directories:
+        if not os.path.isabs(directory.path):
+            raise FileSetError(f"{directory.path}: not an absolute path")
+        current = _stat(directory.path)
+        if current is not None and not stat.S_ISDIR(current.st_mode):
+            raise FileSetError(f"{directory.path}: exists and is not a directory")
+    for wanted in files:
+        if not os.path.isabs(wanted.dest):
+            raise FileSetError(f"{wanted.dest}: not an absolute path")
+        current = _stat(wanted.dest)
+        if current is not None and not stat.S_ISREG(current.st_mode):
+            raise FileSetError(f"{wanted.dest}: exists and is not a regular file")
+        parent = os.path.dirname(os.path.normpath(wanted.dest))
+        # In check mode an earlier task may only have predicted the directory.
+        if current is None and not check_mode and parent not in made_here and not os.path.isdir(parent):
+            raise FileSetError(f"{wanted.dest}: its directory does not exist")
+
+
 def apply(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool) -> Report:
     """Directories first (files may live in them), in the order given. Every path, owner and group
     is checked before the first write, so a wrong one changes nothing."""
-    for path, attributes in [(d.path, d.attributes) for d in directories] + [(f.dest, f.attributes) for f in files]:
-        if not os.path.isabs(path):
-            raise FileSetError(f"{path}: not an absolute path")
-        _uid(attributes.owner, path)
-        _gid(attributes.group, path)
+    _check_paths(directories, files, check_mode)
+    directory_ids = [_ids(directory.attributes, directory.path) for directory in directories]
+    file_ids = [_ids(wanted.attributes, wanted.dest) for wanted in files]
     report = Report()
-    for directory in directories:
-        report.directories.append(apply_directory(directory, check_mode, want_diff))
-    for wanted in files:
-        report.files.append(apply_file(wanted, check_mode, want_diff))
+    for directory, ids in zip(directories, directory_ids):
+        report.directories.append(apply_directory(directory, ids, check_mode, want_diff))
+    for wanted, ids in zip(files, file_ids):
+        report.files.append(apply_file(wanted, ids, check_mode, want_diff))
     return report

@@ -198,7 +198,7 @@ def main() -> None:
         ]
         report = apply(directories, files, module.check_mode, module._diff)
     except FileSetError as error:
-        module.fail_json(msg=f"file_set: {error}. Nothing after it was changed.")
+        module.fail_json(msg=f"file_set: {error}. Nothing was changed.")
     except OSError as error:
         module.fail_json(msg=f"file_set: {error.filename or ''}: {error.strerror}")
     module.exit_json(**report.as_result())

@@ -91,6 +91,7 @@ def test_bad_arguments_fail_before_the_host_is_contacted() -> None:
         ({'files': [{'dest': '/etc/a', 'content': 'x', 'mode': '0644', 'backup': True}]}, 'unknown keys backup'),
         ({'files': 'not a list'}, 'files must be a list of dicts'),
         ({'files': [{'dest': '/etc/a', 'content': {'a': 1}, 'mode': '0644'}]}, 'content must be text'),
+        ({'files': [{'dest': '/etc/a', 'content': 'x', 'mode': '0644', 'enabled': False, 'ownr': 'root'}]}, 'unknown keys ownr'),
     ]
     for args, message in cases:
         result, calls = run(args)

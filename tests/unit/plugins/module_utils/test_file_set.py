@@ -120,6 +120,18 @@ def test_a_relative_path_or_a_directory_in_the_way_is_refused(tmp_path: Path) ->
         apply([], [wanted_file(tmp_path / 'conf', b'x')], check_mode=False, want_diff=False)
 
 
+def test_a_file_whose_directory_is_missing_stops_the_set_before_any_write(tmp_path: Path) -> None:
+    first = tmp_path / 'first'
+    files = [wanted_file(first, b'x'), wanted_file(tmp_path / 'missing' / 'second', b'y')]
+    with pytest.raises(FileSetError, match='its directory does not exist'):
+        apply([], files, check_mode=False, want_diff=False)
+    assert not first.exists()
+    # A directory of the same set is created first, so its files are fine.
+    made = apply([WantedDirectory(str(tmp_path / 'missing'), Attributes(None, None, 0o755))], files,
+                 check_mode=False, want_diff=False)
+    assert made.as_result()['changed_paths'][-1] == str(tmp_path / 'missing' / 'second')
+
+
 def test_no_temporary_file_is_left_behind(tmp_path: Path) -> None:
     apply([], [wanted_file(tmp_path / 'a', b'1'), wanted_file(tmp_path / 'b', b'2')], check_mode=False, want_diff=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ['a', 'b']
