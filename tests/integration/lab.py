@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 from dataclasses import dataclass
@@ -638,23 +639,63 @@ def flow_grants(source_host: str, target_host: str, source_alias: str, target_al
     return grants
 
 
+def _has_binding(listing: str, principal: str, operation: str) -> bool:
+    """Whether AclCommand's listing holds an ALLOW binding of the principal for the operation."""
+    name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", operation).upper()
+    return re.search(rf"principal={re.escape(principal)}, host=\*, operation={name}, permissionType=ALLOW",
+                     listing) is not None
+
+
+@contextmanager
+def _acl_holds() -> Iterator[dict[str, dict[str, Any]]]:
+    """Which test holds which binding, shared by the processes of one run (the pytest-xdist
+    workers) under a file lock: a binding two tests need stays until the last one is done."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    holds_file = REPO_ROOT / "build" / "acl-holds" / f"{run}.json"
+    holds_file.parent.mkdir(parents=True, exist_ok=True)
+    with holds_file.with_suffix(".lock").open("w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        holds = json.loads(holds_file.read_text(encoding="utf-8")) if holds_file.exists() else {}
+        yield holds
+        holds_file.write_text(json.dumps(holds), encoding="utf-8")
+
+
+def _hold_key(grant: Grant, operation: str) -> str:
+    return json.dumps([grant.host, grant.principal, operation, *grant.resource])
+
+
 @contextmanager
 def granted(grants: list[Grant]) -> Iterator[None]:
-    """The ACLs exist inside the block. Bindings the lab already had are left in place afterwards
-    (the listing before the block tells which)."""
-    before = {grant: acl_bindings(grant.host, *grant.resource) for grant in grants}
-    for grant in grants:
-        change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)
+    """The ACLs exist inside the block. Afterwards a binding is removed only when this run added
+    it and no other test of the run still holds it: bindings the lab already had stay, and two
+    tests running side by side never take a right from each other."""
+    with _acl_holds() as holds:
+        for grant in grants:
+            listing = acl_bindings(grant.host, *grant.resource)
+            for operation in grant.operations:
+                hold = holds.setdefault(_hold_key(grant, operation), {"holders": 0, "added": False})
+                if hold["holders"] == 0:
+                    hold["added"] = not _has_binding(listing, grant.principal, operation)
+                hold["holders"] += 1
+            change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)
     try:
         yield
     finally:
-        for grant, listing in before.items():
-            missing = [operation for operation in grant.operations
-                       if not re.search(rf"principal={re.escape(grant.principal)}, host=\*, "
-                                        rf"operation={re.sub(r'(?<=[a-z])(?=[A-Z])', '_', operation).upper()}, "
-                                        r"permissionType=ALLOW", listing)]
-            if missing:
-                change_acl(grant.host, False, grant.principal, missing, *grant.resource)
+        with _acl_holds() as holds:
+            for grant in grants:
+                released = []
+                for operation in grant.operations:
+                    key = _hold_key(grant, operation)
+                    hold = holds.get(key, {"holders": 1, "added": False})
+                    hold["holders"] -= 1
+                    if hold["holders"] > 0:
+                        holds[key] = hold
+                        continue
+                    holds.pop(key, None)
+                    if hold["added"]:
+                        released.append(operation)
+                if released:
+                    change_acl(grant.host, False, grant.principal, released, *grant.resource)
 
 
 def set_scram_account(host: str, name: str, password: str) -> None:

@@ -235,11 +235,17 @@ def reverse_flow_acls(lab_flow: tuple[str, ...]) -> Iterator[None]:
 
 @pytest.fixture
 def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterator[ActiveActiveTopics]:
-    """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and every topic
-    that appeared meanwhile (the test's, and the reverse flow's heartbeats/checkpoints/offset syncs)
-    is deleted, sources first so MM2 has nothing left to mirror."""
+    """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and the topics
+    this test made appear are deleted, sources first so MM2 has nothing left to mirror: its own
+    (named after the run), and on src the reverse flow's copies, checkpoints and offset syncs.
+    Topics other tests create meanwhile stay, and so does the heartbeats topic on dst, which other
+    flows into dst's reverse direction share."""
     topics = ActiveActiveTopics(f"foo.bidi.a.{RUN_ID}", f"foo.bidi.b.{RUN_ID}", f"foo.bidi.c.{RUN_ID}")
     source_before, target_before = lab.topic_names(SOURCE), lab.topic_names(TARGET)
+
+    def made_here(appeared: set[str]) -> list[str]:
+        return sorted(topic for topic in appeared if RUN_ID in topic or topic.startswith("dst.")
+                      or topic == "mm2-offset-syncs.dst.internal")
     flows = lab.inventory_vars()["mm2_flows"]
     run = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_flows": flows + [reverse_flow()]})
     try:
@@ -247,8 +253,8 @@ def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterato
         yield topics
     finally:
         pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
-        lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - source_before),
-                                   TARGET, sorted(lab.topic_names(TARGET) - target_before), FLOW_CONNECTORS[0])
+        lab.delete_mirrored_topics(SOURCE, made_here(lab.topic_names(SOURCE) - source_before),
+                                   TARGET, made_here(lab.topic_names(TARGET) - target_before), FLOW_CONNECTORS[0])
         lab.remove_synced_acls(SOURCE, "dst")
     assert pruned.returncode == 0, pruned.output[-4000:]
     remaining = set(lab.connector_names())
