@@ -141,7 +141,7 @@ def parse_consumer_line(line: str) -> Record:
 # ---- MirrorMaker 2 tests: polling, topics, groups, Connect REST, playbooks, extra brokers ----
 
 import json  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+from contextlib import contextmanager, nullcontext  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -431,9 +431,12 @@ def run_playbook(playbook: str, extra_vars: Optional[dict[str, Any]] = None, *op
         vars_file.parent.mkdir(exist_ok=True)
         vars_file.write_text(json.dumps(extra_vars))
         command += ["-e", f"@{vars_file}"]
+    # Runs of the validation playbook rewrite the job's client settings on the node: one at a time.
+    holding = exclusive("validation") if playbook == VALIDATION_PLAYBOOK else nullcontext()
     try:
-        done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        with holding:
+            done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+                                  check=False)
     finally:
         if vars_file is not None:
             vars_file.unlink(missing_ok=True)
@@ -658,6 +661,35 @@ def _acl_holds() -> Iterator[dict[str, dict[str, Any]]]:
         holds = json.loads(holds_file.read_text(encoding="utf-8")) if holds_file.exists() else {}
         yield holds
         holds_file.write_text(json.dumps(holds), encoding="utf-8")
+
+
+_EXCLUSIVE_DEPTH: dict[str, int] = {}
+
+
+@contextmanager
+def exclusive(name: str) -> Iterator[None]:
+    """One holder at a time across the test processes on this machine (re-entrant within one):
+    for lab state that tests share and rewrite, such as the validation job's client settings on
+    the task node."""
+    if _EXCLUSIVE_DEPTH.get(name):
+        _EXCLUSIVE_DEPTH[name] += 1
+        try:
+            yield
+        finally:
+            _EXCLUSIVE_DEPTH[name] -= 1
+        return
+    lock_file = REPO_ROOT / "build" / "locks" / f"{name}.lock"
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file.open("w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _EXCLUSIVE_DEPTH[name] = 1
+        try:
+            yield
+        finally:
+            _EXCLUSIVE_DEPTH[name] = 0
+
+
+VALIDATION_PLAYBOOK = "playbooks/validate.yml"
 
 
 def _hold_key(grant: Grant, operation: str) -> str:

@@ -38,7 +38,10 @@ def test_bench_writes_positive_rates_and_ratios(lab_brokers: tuple[str, str], tm
     # The drains copied no heartbeats into the lab's flow: its src.heartbeats grew only by what the
     # source's heartbeats topic grew (the drains' own copies went to bench.heartbeats, removed).
     source_growth, target_growth = (after - before for before, after in zip(heartbeats_before, heartbeat_counts()))
-    assert target_growth <= source_growth + 5, (source_growth, target_growth)
+    # The slack: a task moved by a rebalance (other tests add connectors meanwhile) copies again
+    # what it sent since its last offset flush (10 s, two heartbeats on the lab), and the copy
+    # may lag by a heartbeat or two at the first count.
+    assert target_growth <= source_growth + 10, (source_growth, target_growth)
     assert "bench.heartbeats" not in lab.topic_names(lab.TARGET_BROKER)
 
 

@@ -9,6 +9,7 @@ module runs on a lab that other tests (or earlier runs) use too.
 from __future__ import annotations
 
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterator
@@ -19,7 +20,8 @@ from tests.integration import lab
 
 SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
-RUN_ID = time.strftime("%Y%m%d%H%M%S")
+# Modules import at the same second on both test processes: the suffix keeps their names apart.
+RUN_ID = f"{time.strftime('%Y%m%d%H%M%S')}{uuid.uuid4().hex[:4]}"
 RECORD_COUNT = 10_000
 HALF = RECORD_COUNT // 2
 PARTITIONS = 3
@@ -235,17 +237,16 @@ def reverse_flow_acls(lab_flow: tuple[str, ...]) -> Iterator[None]:
 
 @pytest.fixture
 def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterator[ActiveActiveTopics]:
-    """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and the topics
-    this test made appear are deleted, sources first so MM2 has nothing left to mirror: its own
-    (named after the run), and on src the reverse flow's copies, checkpoints and offset syncs.
-    Topics other tests create meanwhile stay, and so does the heartbeats topic on dst, which other
-    flows into dst's reverse direction share."""
+    """The inventory's flows plus dst -> src. Afterwards the reverse flow is pruned and its topics
+    are deleted, sources first so MM2 has nothing left to mirror: the test's own (named after the
+    run) and, on src, every topic of the reverse flow (its copies, checkpoints and offset syncs,
+    a run cut short included). Topics other tests create meanwhile stay, and so does the
+    heartbeats topic on dst, which other flows out of dst share."""
     topics = ActiveActiveTopics(f"foo.bidi.a.{RUN_ID}", f"foo.bidi.b.{RUN_ID}", f"foo.bidi.c.{RUN_ID}")
-    source_before, target_before = lab.topic_names(SOURCE), lab.topic_names(TARGET)
 
-    def made_here(appeared: set[str]) -> list[str]:
-        return sorted(topic for topic in appeared if RUN_ID in topic or topic.startswith("dst.")
-                      or topic == "mm2-offset-syncs.dst.internal")
+    def made_here(host: str) -> list[str]:
+        return sorted(topic for topic in lab.topic_names(host) if RUN_ID in topic
+                      or (host == SOURCE and (topic.startswith("dst.") or topic == "mm2-offset-syncs.dst.internal")))
     flows = lab.inventory_vars()["mm2_flows"]
     run = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_flows": flows + [reverse_flow()]})
     try:
@@ -253,8 +254,7 @@ def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterato
         yield topics
     finally:
         pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
-        lab.delete_mirrored_topics(SOURCE, made_here(lab.topic_names(SOURCE) - source_before),
-                                   TARGET, made_here(lab.topic_names(TARGET) - target_before), FLOW_CONNECTORS[0])
+        lab.delete_mirrored_topics(SOURCE, made_here(SOURCE), TARGET, made_here(TARGET), FLOW_CONNECTORS[0])
         lab.remove_synced_acls(SOURCE, "dst")
     assert pruned.returncode == 0, pruned.output[-4000:]
     remaining = set(lab.connector_names())

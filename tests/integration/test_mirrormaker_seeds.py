@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -34,7 +35,8 @@ from tests.integration import lab
 
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
 DEPLOY = "tests/integration/fixtures/deploy_connectors.yml"
-RUN_ID = time.strftime("%Y%m%d%H%M%S")
+# Modules import at the same second on both test processes: the suffix keeps their names apart.
+RUN_ID = f"{time.strftime('%Y%m%d%H%M%S')}{uuid.uuid4().hex[:4]}"
 TARGET = lab.TARGET_BROKER
 EMR_SOURCE = "seed-src-kafka-1"
 SASL_SOURCE = "sasl-src-kafka-1"

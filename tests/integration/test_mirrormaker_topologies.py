@@ -5,7 +5,9 @@ this module creates on the lab network and removes), followed by pruning of the 
 
 from __future__ import annotations
 
+import re
 import time
+import uuid
 from typing import Any, Iterator
 
 import pytest
@@ -15,12 +17,17 @@ from tests.integration import lab
 SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
 SECOND_SOURCE = "src2-kafka-1"
-RUN_ID = time.strftime("%Y%m%d%H%M%S")
+# Modules import at the same second on both test processes: the suffix keeps their names apart.
+RUN_ID = f"{time.strftime('%Y%m%d%H%M%S')}{uuid.uuid4().hex[:4]}"
 PLAYBOOK = "playbooks/mirrormaker.yml"
 FLOW_CONNECTORS = ("mm2-src-dst-source", "mm2-src-dst-checkpoint", "mm2-src-dst-heartbeat")
 SECOND_FLOW_CONNECTORS = ("mm2-src2-dst-source", "mm2-src2-dst-checkpoint", "mm2-src2-dst-heartbeat")
 HAND_MADE = "mm2-hand-made"        # the role's prefix, but not its naming: pruning must leave it alone
 REPLICATION_TIMEOUT = 240
+
+
+def role_connectors() -> list[str]:
+    return [name for name in lab.connector_names() if re.fullmatch(r"mm2-.+-(source|checkpoint|heartbeat)", name)]
 
 
 def deployed_configs() -> dict[str, dict[str, str] | None]:
@@ -54,14 +61,15 @@ def test_check_mode_predicts_no_change(deployed: dict[str, Any]) -> None:
      "sync_group_offsets needs emit_checkpoints"),
 ])
 def test_invalid_flow_fails_before_any_change(deployed: dict[str, Any], bad_flow: dict[str, Any], message: str) -> None:
-    # The role's own connectors: other test modules add and remove theirs (other names) meanwhile.
-    connectors_before = [name for name in lab.connector_names() if name.startswith("mm2-")]
+    # The role's own connectors (its naming, as its prune sees them): other test modules add and
+    # remove theirs meanwhile, some with the same prefix (the guides' connectors).
+    connectors_before = role_connectors()
     flows = lab.inventory_vars()["mm2_flows"] + [bad_flow]
     run = lab.run_playbook(PLAYBOOK, {"mm2_flows": flows, "mm2_prune": True})
     assert run.returncode != 0
     assert message in run.output, run.output[-3000:]
     assert run.changed() == 0, run.recap()
-    assert [name for name in lab.connector_names() if name.startswith("mm2-")] == connectors_before
+    assert role_connectors() == connectors_before
     assert deployed_configs() == deployed
 
 
@@ -95,7 +103,9 @@ def second_flow_acls(deployed: dict[str, Any], second_source: str) -> Iterator[N
 @pytest.fixture
 def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: None) -> Iterator[str]:
     """src and src2 both replicate into dst; afterwards the src2 flow is pruned (a hand-made
-    connector with the role's prefix survives) and every topic that appeared is deleted."""
+    connector with the role's prefix survives) and the topics this test made appear are deleted:
+    its own (named after the run) and the src2 flow's remote, checkpoint and offset-sync topics.
+    Topics other tests create meanwhile stay."""
     topic = f"foo.agg.{RUN_ID}"
     before = {SOURCE: lab.topic_names(SOURCE), TARGET: lab.topic_names(TARGET)}
     model = lab.inventory_vars()
@@ -116,11 +126,16 @@ def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: 
         pruned = lab.run_playbook(PLAYBOOK, {"mm2_prune": True})
         survivors = set(lab.connector_names())
         lab.remove_connector(HAND_MADE)
-        lab.delete_mirrored_topics(SOURCE, sorted(lab.topic_names(SOURCE) - before[SOURCE]),
-                                   TARGET, sorted(lab.topic_names(TARGET) - before[TARGET]), FLOW_CONNECTORS[0])
+        lab.delete_mirrored_topics(SOURCE, made_here(lab.topic_names(SOURCE) - before[SOURCE]),
+                                   TARGET, made_here(lab.topic_names(TARGET) - before[TARGET]), FLOW_CONNECTORS[0])
     assert pruned.returncode == 0, pruned.output[-4000:]
     assert not survivors & set(SECOND_FLOW_CONNECTORS), survivors
     assert set(FLOW_CONNECTORS) | {HAND_MADE} <= survivors
+
+
+def made_here(appeared: set[str]) -> list[str]:
+    return sorted(topic for topic in appeared if RUN_ID in topic or topic.startswith("src2.")
+                  or topic == "mm2-offset-syncs.src2.internal")
 
 
 def test_two_sources_aggregate_into_one_target(aggregation: str) -> None:

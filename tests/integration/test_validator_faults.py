@@ -127,11 +127,15 @@ def writer(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def validator_node(lab_brokers: tuple[str, str]) -> str:
-    """The validation role installs the job, its runtime and its client settings (User:validator
-    over SASL_SSL) on the node, idempotently."""
+    """The task node that runs the job. Each run installs it first, idempotently."""
+    return NODE
+
+
+def install_validator() -> None:
+    """The validation role lays down the job, its runtime and its client settings (User:validator
+    over SASL_SSL) on the node."""
     install = ansible_run.playbook("playbooks/validate.yml", "--tags", "replication_check_install")
     assert install.returncode == 0, install.output[-3000:]
-    return NODE
 
 
 def node_jars() -> str:
@@ -141,8 +145,20 @@ def node_jars() -> str:
 
 
 def run_validator(*args: str) -> tuple[int, dict]:
+    """The job run by hand with the client settings the role wrote. Other tests' validation runs
+    write other settings there (their own flows' clusters): the install is repeated under the
+    same lock as the run."""
     report = f"/var/tmp/validator-report-{int(time.time() * 1000)}.json"
-    done = subprocess.run(
+    with lab.exclusive("validation"):
+        install_validator()
+        done = run_job(report, *args)
+    body = subprocess.run(["docker", "exec", NODE, "cat", report], capture_output=True, text=True, check=False).stdout
+    assert body, f"no report (exit {done.returncode}): {done.stdout[-2000:]} {done.stderr[-3000:]}"
+    return done.returncode, json.loads(body)
+
+
+def run_job(report: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
         ["docker", "exec", "-e", f"PYTHONPATH={JOB_HOME}/job", NODE, JOB_PYTHON, "-m", "mm2_validator",
          "--source-alias", "src", "--target-alias", "dst",
          "--source-bootstrap", f"{lab.SOURCE_BROKER}:{lab.CLIENT_PORT}",
@@ -152,9 +168,6 @@ def run_validator(*args: str) -> tuple[int, dict]:
          "--offset-syncs-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
          "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *args],
         capture_output=True, text=True, check=False, timeout=900)
-    body = subprocess.run(["docker", "exec", NODE, "cat", report], capture_output=True, text=True, check=False).stdout
-    assert body, f"no report (exit {done.returncode}): {done.stdout[-2000:]} {done.stderr[-3000:]}"
-    return done.returncode, json.loads(body)
 
 
 def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: str, writer: dict[str, str]) -> None:
@@ -214,11 +227,12 @@ def test_real_replication_passes_through_the_playbook(validator_node: str) -> No
             for index in range(3000)
         ])
 
-        run = ansible_run.playbook("playbooks/validate.yml", "-e",
-                                   json.dumps({"replication_check_topics": [topic], "replication_check_topics_regex": ""}))
-
-        assert run.returncode == 0, run.output[-4000:]
-        report = json.loads((ansible_run.REPO_ROOT / "reports" / f"{NODE}-replication-report.json").read_text())
+        # The report lands where other tests' validation runs put theirs: read under the same lock.
+        with lab.exclusive("validation"):
+            run = ansible_run.playbook("playbooks/validate.yml", "-e", json.dumps(
+                {"replication_check_topics": [topic], "replication_check_topics_regex": ""}))
+            assert run.returncode == 0, run.output[-4000:]
+            report = json.loads((ansible_run.REPO_ROOT / "reports" / f"{NODE}-replication-report.json").read_text())
         assert report["verdict"] == "PASS"
         assert report["records_validated"] == 3000
         assert report["totals"]["target_records"] == 3000
