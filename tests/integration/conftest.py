@@ -8,6 +8,12 @@ the mirrormaker role share one group: the role's prune sees every such connector
 Connect cluster, so those modules run one after the other. Modules that only add topics the
 lab's flow replicates need not: the role's topic check forgets a source topic deleted while
 it waits. The failover drill deploys its flows under a prefix of its own.
+
+Whatever runs beside a test, it cleans up only what it named itself (names carry the run's
+id, or an alias or prefix of the test's own), never "what appeared meanwhile"; it takes ACLs
+through `lab.granted`, which counts holders across both processes so that one test's cleanup
+never removes a right the other still needs; and runs of the validation job, which rewrite
+its client settings on the task node, take turns (`lab.exclusive("validation")`).
 """
 
 from __future__ import annotations
