@@ -27,6 +27,7 @@ def test_a_zstd_topic_is_replicated_whole_with_tasks_running(lab_brokers: tuple[
         assert lab.topic_config(lab.TARGET_BROKER, remote).get("compression.type") == "zstd"
         # Other tests add and remove connectors meanwhile: a rebalance may leave a task unassigned
         # for a moment, while a task that failed on the codec stays FAILED.
+
         def running() -> dict | None:
             status = lab.connector_status("mm2-src-dst-source") or {}
             states = [task["state"] for task in status.get("tasks", [])]
