@@ -138,9 +138,9 @@ def checkpointed_group(lab_brokers: tuple[str, str]) -> Iterator[str]:
     try:
         yield group
     finally:
-        lab.delete_group(source, group)
-        lab.delete_topics(source, topic)
-        lab.delete_topics(target, f"src.{topic}")
+        # Sources first, then the copies once MM2 stopped following them (it would bring them back).
+        lab.delete_mirrored_group(source, target, group, "mm2-src-dst-checkpoint")
+        lab.delete_mirrored_topics(source, [topic], target, [f"src.{topic}"], "mm2-src-dst-source")
 
 
 def test_prometheus_scrapes_every_broker_worker_and_watchdog() -> None:
