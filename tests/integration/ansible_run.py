@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +33,7 @@ def _environment(**extra: str) -> dict[str, str]:
 
 
 def playbook(path: str, *args: str, timeout: int = 900) -> Run:
-    # Runs of the validation playbook rewrite the job's client settings on the node: one at a time.
-    with lab.exclusive("validation") if path == lab.VALIDATION_PLAYBOOK else nullcontext():
+    with lab.playbook_turn(path):
         done = subprocess.run([str(BIN_DIR / "ansible-playbook"), path, *args], cwd=REPO_ROOT,
                               env=_environment(), capture_output=True, text=True, timeout=timeout, check=False)
     return Run(done.returncode, done.stdout + done.stderr)

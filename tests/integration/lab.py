@@ -141,7 +141,7 @@ def parse_consumer_line(line: str) -> Record:
 # ---- MirrorMaker 2 tests: polling, topics, groups, Connect REST, playbooks, extra brokers ----
 
 import json  # noqa: E402
-from contextlib import contextmanager, nullcontext  # noqa: E402
+from contextlib import AbstractContextManager, contextmanager, nullcontext  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -251,6 +251,13 @@ def delete_topics(host: str, *topics: str) -> None:
         # One tool run for all of them: --delete takes a regular expression.
         pattern = "|".join(topic.replace(".", "\\.") for topic in present)
         kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--topic", f"^({pattern})$")
+
+
+def own_topics(host: str, run_id: str, prefixes: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> list[str]:
+    """The topics a test owns on a host: named after its run, or of a flow only it deploys (its
+    remote-topic prefixes and internal topics). Cleanup goes by these, never by what appeared
+    meanwhile: other tests create topics on the same lab at the same time."""
+    return sorted(topic for topic in topic_names(host) if run_id in topic or topic.startswith(prefixes) or topic in names)
 
 
 def topic_config(host: str, topic: str) -> dict[str, str]:
@@ -431,10 +438,8 @@ def run_playbook(playbook: str, extra_vars: Optional[dict[str, Any]] = None, *op
         vars_file.parent.mkdir(exist_ok=True)
         vars_file.write_text(json.dumps(extra_vars))
         command += ["-e", f"@{vars_file}"]
-    # Runs of the validation playbook rewrite the job's client settings on the node: one at a time.
-    holding = exclusive("validation") if playbook == VALIDATION_PLAYBOOK else nullcontext()
     try:
-        with holding:
+        with playbook_turn(playbook):
             done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
                                   check=False)
     finally:
@@ -650,14 +655,21 @@ def _has_binding(listing: str, principal: str, operation: str) -> bool:
 
 
 @contextmanager
+def _file_lock(lock_file: Path) -> Iterator[None]:
+    """An exclusive lock across the test processes on this machine (the pytest-xdist workers)."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file.open("w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextmanager
 def _acl_holds() -> Iterator[dict[str, dict[str, Any]]]:
-    """Which test holds which binding, shared by the processes of one run (the pytest-xdist
-    workers) under a file lock: a binding two tests need stays until the last one is done."""
+    """Which test holds which binding, shared by the processes of one run: a binding two tests
+    need stays until the last one is done."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
     holds_file = REPO_ROOT / "build" / "acl-holds" / f"{run}.json"
-    holds_file.parent.mkdir(parents=True, exist_ok=True)
-    with holds_file.with_suffix(".lock").open("w", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _file_lock(holds_file.with_suffix(".lock")):
         holds = json.loads(holds_file.read_text(encoding="utf-8")) if holds_file.exists() else {}
         yield holds
         holds_file.write_text(json.dumps(holds), encoding="utf-8")
@@ -668,28 +680,21 @@ _EXCLUSIVE_DEPTH: dict[str, int] = {}
 
 @contextmanager
 def exclusive(name: str) -> Iterator[None]:
-    """One holder at a time across the test processes on this machine (re-entrant within one):
-    for lab state that tests share and rewrite, such as the validation job's client settings on
-    the task node."""
-    if _EXCLUSIVE_DEPTH.get(name):
-        _EXCLUSIVE_DEPTH[name] += 1
+    """One holder at a time across the test processes (re-entrant within one): for lab state
+    that tests share and rewrite, such as the validation job's client settings on the task node."""
+    depth = _EXCLUSIVE_DEPTH.get(name, 0)
+    with nullcontext() if depth else _file_lock(REPO_ROOT / "build" / "locks" / f"{name}.lock"):
+        _EXCLUSIVE_DEPTH[name] = depth + 1
         try:
             yield
         finally:
-            _EXCLUSIVE_DEPTH[name] -= 1
-        return
-    lock_file = REPO_ROOT / "build" / "locks" / f"{name}.lock"
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
-    with lock_file.open("w", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _EXCLUSIVE_DEPTH[name] = 1
-        try:
-            yield
-        finally:
-            _EXCLUSIVE_DEPTH[name] = 0
+            _EXCLUSIVE_DEPTH[name] = depth
 
 
-VALIDATION_PLAYBOOK = "playbooks/validate.yml"
+def playbook_turn(playbook: str) -> AbstractContextManager[None]:
+    """Runs of the validation playbook rewrite the job's client settings on the node: they take
+    turns. Other playbooks run at once."""
+    return exclusive("validation") if playbook == "playbooks/validate.yml" else nullcontext()
 
 
 def _hold_key(grant: Grant, operation: str) -> str:

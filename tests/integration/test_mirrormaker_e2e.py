@@ -243,10 +243,6 @@ def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterato
     a run cut short included). Topics other tests create meanwhile stay, and so does the
     heartbeats topic on dst, which other flows out of dst share."""
     topics = ActiveActiveTopics(f"foo.bidi.a.{RUN_ID}", f"foo.bidi.b.{RUN_ID}", f"foo.bidi.c.{RUN_ID}")
-
-    def made_here(host: str) -> list[str]:
-        return sorted(topic for topic in lab.topic_names(host) if RUN_ID in topic
-                      or (host == SOURCE and (topic.startswith("dst.") or topic == "mm2-offset-syncs.dst.internal")))
     flows = lab.inventory_vars()["mm2_flows"]
     run = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_flows": flows + [reverse_flow()]})
     try:
@@ -254,7 +250,9 @@ def active_active(lab_flow: tuple[str, ...], reverse_flow_acls: None) -> Iterato
         yield topics
     finally:
         pruned = lab.run_playbook("playbooks/mirrormaker.yml", {"mm2_prune": True})
-        lab.delete_mirrored_topics(SOURCE, made_here(SOURCE), TARGET, made_here(TARGET), FLOW_CONNECTORS[0])
+        lab.delete_mirrored_topics(
+            SOURCE, lab.own_topics(SOURCE, RUN_ID, ("dst.",), ("mm2-offset-syncs.dst.internal",)),
+            TARGET, lab.own_topics(TARGET, RUN_ID), FLOW_CONNECTORS[0])
         lab.remove_synced_acls(SOURCE, "dst")
     assert pruned.returncode == 0, pruned.output[-4000:]
     remaining = set(lab.connector_names())

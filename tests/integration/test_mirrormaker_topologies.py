@@ -103,11 +103,10 @@ def second_flow_acls(deployed: dict[str, Any], second_source: str) -> Iterator[N
 @pytest.fixture
 def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: None) -> Iterator[str]:
     """src and src2 both replicate into dst; afterwards the src2 flow is pruned (a hand-made
-    connector with the role's prefix survives) and the topics this test made appear are deleted:
-    its own (named after the run) and the src2 flow's remote, checkpoint and offset-sync topics.
-    Topics other tests create meanwhile stay."""
+    connector with the role's prefix survives) and the test's topics are deleted: its own (named
+    after the run) and the src2 flow's remote, checkpoint and offset-sync topics, a run cut short
+    included. Topics other tests create meanwhile stay."""
     topic = f"foo.agg.{RUN_ID}"
-    before = {SOURCE: lab.topic_names(SOURCE), TARGET: lab.topic_names(TARGET)}
     model = lab.inventory_vars()
     clusters = dict(model["mm2_clusters"], src2={"bootstrap_servers": lab.bootstrap(second_source)})
     flows = model["mm2_flows"] + [{"source": "src2", "target": "dst", "topics": [r"foo\..*"],
@@ -126,16 +125,12 @@ def aggregation(deployed: dict[str, Any], second_source: str, second_flow_acls: 
         pruned = lab.run_playbook(PLAYBOOK, {"mm2_prune": True})
         survivors = set(lab.connector_names())
         lab.remove_connector(HAND_MADE)
-        lab.delete_mirrored_topics(SOURCE, made_here(lab.topic_names(SOURCE) - before[SOURCE]),
-                                   TARGET, made_here(lab.topic_names(TARGET) - before[TARGET]), FLOW_CONNECTORS[0])
+        lab.delete_mirrored_topics(
+            SOURCE, lab.own_topics(SOURCE, RUN_ID),
+            TARGET, lab.own_topics(TARGET, RUN_ID, ("src2.",), ("mm2-offset-syncs.src2.internal",)), FLOW_CONNECTORS[0])
     assert pruned.returncode == 0, pruned.output[-4000:]
     assert not survivors & set(SECOND_FLOW_CONNECTORS), survivors
     assert set(FLOW_CONNECTORS) | {HAND_MADE} <= survivors
-
-
-def made_here(appeared: set[str]) -> list[str]:
-    return sorted(topic for topic in appeared if RUN_ID in topic or topic.startswith("src2.")
-                  or topic == "mm2-offset-syncs.src2.internal")
 
 
 def test_two_sources_aggregate_into_one_target(aggregation: str) -> None:

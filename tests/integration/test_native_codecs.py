@@ -27,12 +27,13 @@ def test_a_zstd_topic_is_replicated_whole_with_tasks_running(lab_brokers: tuple[
         assert lab.topic_config(lab.TARGET_BROKER, remote).get("compression.type") == "zstd"
         # Other tests add and remove connectors meanwhile: a rebalance may leave a task unassigned
         # for a moment, while a task that failed on the codec stays FAILED.
-
-        def running() -> dict | None:
-            status = lab.connector_status("mm2-src-dst-source") or {}
-            states = [task["state"] for task in status.get("tasks", [])]
-            return status if states and set(states) == {"RUNNING"} else None
-        status = lab.wait_until(running, 60, "every task of mm2-src-dst-source running", interval=3)
+        status = lab.wait_until(every_task_running, 60, "every task of mm2-src-dst-source running", interval=3)
         assert status["connector"]["state"] == "RUNNING", status
     finally:
         lab.delete_mirrored_topics(lab.SOURCE_BROKER, [topic], lab.TARGET_BROKER, [remote], "mm2-src-dst-source")
+
+
+def every_task_running() -> dict | None:
+    status = lab.connector_status("mm2-src-dst-source") or {}
+    states = [task["state"] for task in status.get("tasks", [])]
+    return status if states and set(states) == {"RUNNING"} else None
