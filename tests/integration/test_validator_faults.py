@@ -127,7 +127,9 @@ def writer(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def validator_node(lab_brokers: tuple[str, str]) -> str:
-    """The task node that runs the job. Each run installs it first, idempotently."""
+    """The task node with the job and its runtime, which the writer uses too. Each run of the job
+    installs it again under the validation lock, idempotently."""
+    install_validator()
     return NODE
 
 
