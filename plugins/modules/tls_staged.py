@@ -109,7 +109,7 @@ attributes:
     platforms: all
     description: Runs on the controller only.
 notes:
-  - Recording the manifest does not count as a change: it describes files that the build tasks already reported.
+  - Recording the manifest does not count as a change, since it describes files that the build tasks already reported.
 seealso:
   - module: community.crypto.x509_certificate
 '''
