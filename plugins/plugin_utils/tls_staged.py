@@ -89,11 +89,11 @@ def _directories(ca_dir: str, stage_dir: str) -> Dict[str, str]:
     return {'ca_dir': ca_dir, 'ca': os.path.join(ca_dir, 'ca'), 'hosts': os.path.join(ca_dir, 'hosts'), 'host': stage_dir}
 
 
-def build_manifest(params: Mapping[str, Any], salt: Optional[bytes] = None) -> Dict[str, Any]:
+def build_manifest(params: Mapping[str, Any]) -> Dict[str, Any]:
     """The manifest of material just built (every tracked file must exist)."""
     ca_dir, stage_dir = params['ca_dir'], params['stage_dir']
     wanted = inputs(params)
-    salt = salt if salt is not None else os.urandom(16)
+    salt = os.urandom(16)
     files = {name: {'sha256': _digest(path), 'mode': _mode(path)}
              for name, path in _tracked(ca_dir, stage_dir, wanted['pkcs12']).items()}
     return {
@@ -159,8 +159,9 @@ def why_not_current(params: Mapping[str, Any], now: datetime.datetime) -> Option
     manifest = _load(os.path.join(params['stage_dir'], MANIFEST_NAME))
     if manifest is None or manifest.get('version') != MANIFEST_VERSION:
         return 'no manifest of an earlier build'
-    if manifest.get('inputs') != inputs(params):
-        changed = sorted(key for key, value in inputs(params).items() if (manifest.get('inputs') or {}).get(key) != value)
+    wanted, recorded = inputs(params), manifest.get('inputs') or {}
+    if recorded != wanted:
+        changed = sorted(key for key, value in wanted.items() if recorded.get(key) != value)
         return 'the settings changed since the last build: %s' % ', '.join(changed or ['(shape)'])
     differences = _file_differences(manifest, params)
     if differences:
