@@ -1,5 +1,5 @@
 # kafka_dr.mm2: `make demo` runs the local lab, `make test` runs every test,
-# `make check` is the quick loop (unit tests, lint, sanity; no docker, no lab).
+# `make check` is the quick loop (in-process unit tests, lint, sanity; no docker, no lab).
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 VENV := .venv
@@ -28,7 +28,7 @@ $(error LAB_SHAPE is default, ha or krb, not '$(LAB_SHAPE)')
 endif
 export LAB_SHAPE
 
-.PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast integration integration-tests \
+.PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
@@ -54,19 +54,24 @@ demo: lab
 	ansible-playbook playbooks/validate.yml
 	@scripts/demo_summary.sh
 
-# Quick loop: every unit test, lint and sanity, with no docker and no lab. The three run side
-# by side (the unit tests mostly wait for Spark and ansible-playbook); each one's output is
-# printed whole when it ends. The one sub-make builds their shared venv prerequisite once.
+# Quick loop: the in-process unit tests, lint and sanity, with no docker and no lab. The three
+# run side by side; each one's output is printed whole when it ends. The one sub-make builds
+# their shared venv prerequisite once. The unit tests that start a Spark JVM or ansible-playbook
+# (unit-slow) are left to `make unit` and `make test`: they are most of the unit tests' CPU time.
 check:
-	@$(MAKE) --no-print-directory -j 3 --output-sync=target unit lint sanity
+	@$(MAKE) --no-print-directory -j 3 --output-sync=target unit-fast lint sanity
 
-# Two test processes: most of the time goes to Spark jobs and playbook runs that wait.
+# Every unit test; two test processes, as most of the time goes to Spark jobs and playbook runs.
 unit: venv
 	$(PYTEST) -q -n 2 tests/unit
 
 # Only the in-process unit tests (no ansible-playbook, no Spark JVM): seconds.
 unit-fast: venv
-	$(PYTEST) -q -m 'not playbook and not spark' tests/unit
+	$(PYTEST) -q -n 2 -m 'not playbook and not spark' tests/unit
+
+# The unit tests that start a Spark JVM or run ansible-playbook (markers spark, playbook).
+unit-slow: venv
+	$(PYTEST) -q -n 2 -m 'playbook or spark' tests/unit
 
 # The deployment runs with -vvv into build/site-vvv.log: tests/integration/test_security_lab.py
 # checks that its output holds no secret. The demo's sample data is left on the lab, as a
@@ -78,7 +83,7 @@ lab-deploy: lab
 	@scripts/demo_data.sh
 
 integration-tests:
-	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --junitxml=build/integration.xml tests/integration
+	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml tests/integration
 
 # Tests that need a lab shape of their own, each on a fresh lab of that shape, removed when they
 # pass (kept for a look when they fail):

@@ -3,11 +3,12 @@
 # failure) and written to build/phases.json; a phase over its budget in tests/time_budget.json,
 # or the test phases' wall time over `total`, fails the run, so growth shows when it happens.
 #
-# The unit tests, lint and sanity (make check) run beside the lab's deployment; then the
-# integration tests run beside one lane: the Molecule scenarios, then the Kerberos lab's
-# tests. All of them mostly wait for JVMs and containers, and the lane's hosts and networks are its
-# own (kafka-dr-molecule, kafka-dr-secure, kafka-dr-lab-krb), so neither side touches the other's.
-# The lane runs its two parts one after the other: a third set of brokers and workers at once on
+# The in-process unit tests, lint and sanity (make check) run beside the lab's deployment; then
+# the integration tests run beside one lane: the unit tests that start Spark or ansible-playbook
+# (make unit-slow), the Molecule scenarios, then the Kerberos lab's tests. All of them mostly
+# wait for JVMs and containers, and the lane's hosts and networks are its own (kafka-dr-molecule,
+# kafka-dr-secure, kafka-dr-lab-krb), so neither side touches the other's. The lane runs its
+# parts one after the other: a third set of brokers and workers at once on
 # the two cores starved the others (timeouts, failed DNS lookups inside the lab).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,15 +45,17 @@ report_logged_phase() {
   fi
 }
 
-# Molecule, then the Kerberos lab (its own KDC, brokers and worker); the second runs whatever the
-# first gave, so one run reports both.
+# The slow unit tests, Molecule, then the Kerberos lab (its own KDC, brokers and worker); each
+# runs whatever the one before gave, so one run reports all three.
 lane() {
-  local molecule_status kerberos_status
+  local unit_status molecule_status kerberos_status
+  logged_phase unit-slow build/unit-slow.log make --no-print-directory unit-slow
+  unit_status=$?
   logged_phase molecule build/molecule.log make --no-print-directory molecule
   molecule_status=$?
   logged_phase kerberos build/kerberos.log make --no-print-directory integration-krb
   kerberos_status=$?
-  [ "$molecule_status" -eq 0 ] && [ "$kerberos_status" -eq 0 ]
+  [ "$unit_status" -eq 0 ] && [ "$molecule_status" -eq 0 ] && [ "$kerberos_status" -eq 0 ]
 }
 
 # Two functions side by side, the first in the background; true when both succeed.
@@ -84,9 +87,11 @@ check_beside_lab() {
 
 side_by_side() {
   local status
-  echo "==> molecule, then kerberos: running beside the integration tests (output: build/molecule.log, build/kerberos.log)"
+  echo "==> unit-slow, molecule, then kerberos: running beside the integration tests" \
+    "(output: build/unit-slow.log, build/molecule.log, build/kerberos.log)"
   beside lane integration_phase
   status=$?
+  report_logged_phase unit-slow build/unit-slow.log
   report_logged_phase molecule build/molecule.log
   report_logged_phase kerberos build/kerberos.log
   return "$status"
