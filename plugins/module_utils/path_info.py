@@ -35,7 +35,8 @@ def sha256_of(path: str) -> str:
 
 
 def describe(path: str, checksum: bool) -> Dict[str, Any]:
-    """The path's type, owner, group and mode, following links; a regular file's SHA-256 when asked."""
+    """The path's type, owner, group and mode, following links (a link's own target is reported too); a regular
+    file's SHA-256 when asked."""
     if not os.path.isabs(path):
         raise PathInfoError(f"'{path}' is not an absolute path")
     try:
@@ -54,6 +55,8 @@ def describe(path: str, checksum: bool) -> Dict[str, Any]:
         'group': _name_of(grp.getgrgid, status.st_gid),
         'size': status.st_size,
     }
+    if os.path.islink(path):
+        info['link_target'] = os.readlink(path)
     if checksum and info['isreg']:
         try:
             info['checksum'] = sha256_of(path)
@@ -65,5 +68,3 @@ def describe(path: str, checksum: bool) -> Dict[str, Any]:
 def describe_all(paths: List[str], checksum: bool) -> Dict[str, Any]:
     described = {path: describe(path, checksum) for path in paths}
     return {'paths': described, 'missing': [path for path, info in described.items() if not info['exists']]}
-
-

@@ -12,7 +12,7 @@ short_description: Look at several paths of a host in one call
 version_added: 0.1.0
 description:
   - Reports whether each path exists and, if so, its type, owner, group, mode, size and, on request, the SHA-256 of a
-    regular file. Links are followed.
+    regular file. Links are followed; a link also reports where it points.
   - One call per host where a loop of M(ansible.builtin.stat) costs one module run per path, which is what a run that
     changes nothing spends most of its time on.
   - Reads only; a path that does not exist is reported, not an error.
@@ -53,7 +53,8 @@ RETURN = r'''
 paths:
   description:
     - Each path given, with C(exists); for a path that exists also C(isdir), C(isreg), C(mode) (octal text such as
-      C(0640)), C(owner), C(group), C(size) and, with O(checksum), C(checksum) for a regular file.
+      C(0640)), C(owner), C(group), C(size), C(link_target) for a symbolic link (as the link holds it) and, with
+      O(checksum), C(checksum) for a regular file.
   returned: always
   type: dict
 missing:

@@ -36,7 +36,9 @@ def test_a_link_is_followed_and_a_broken_one_is_missing(tmp_path: Path) -> None:
     (tmp_path / 'java-17').write_text('binary')
     (tmp_path / 'java').symlink_to(tmp_path / 'java-17')
     (tmp_path / 'dangling').symlink_to(tmp_path / 'nowhere')
-    assert describe(str(tmp_path / 'java'), checksum=False)['isreg']
+    java = describe(str(tmp_path / 'java'), checksum=False)
+    assert java['isreg'] and java['link_target'] == str(tmp_path / 'java-17')
+    assert 'link_target' not in describe(str(tmp_path / 'java-17'), checksum=False)
     assert describe(str(tmp_path / 'dangling'), checksum=False) == {'exists': False}
 
 
