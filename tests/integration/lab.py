@@ -165,25 +165,42 @@ class Deadline(AssertionError):
     """A polled condition did not hold before its deadline."""
 
 
+# Most probes start a JVM tool (one to three CPU-seconds on the lab): the pause between them
+# grows by half each time up to this, so a long wait does not keep a core busy polling.
+MAX_POLL_INTERVAL = 8.0
+
+
+def poll_pauses(interval: float) -> Iterator[float]:
+    """The pauses between polls: `interval`, then half as long again each time, up to
+    MAX_POLL_INTERVAL (or `interval` when that is longer)."""
+    pause, ceiling = interval, max(interval, MAX_POLL_INTERVAL)
+    while True:
+        yield pause
+        pause = min(pause * 1.5, ceiling)
+
+
 def wait_until(probe: Callable[[], Optional[Polled]], timeout: float, what: str, interval: float = 2.0) -> Polled:
     """Call `probe` until it returns something truthy; raise Deadline after `timeout` seconds.
 
     A probe that raises counts as "not yet" (a tool may fail while a topic is being created);
-    the last error is reported with the timeout.
+    the last error is reported with the timeout. The polls back off (poll_pauses); the last one
+    comes at the deadline.
     """
     deadline = time.monotonic() + timeout
     last_error: Optional[BaseException] = None
-    while True:
+    for pause in poll_pauses(interval):
         try:
             result = probe()
             if result:
                 return result
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             last_error = exc
-        if time.monotonic() >= deadline:
-            detail = f"; last error: {last_error}" if last_error else ""
-            raise Deadline(f"timed out after {timeout:.0f}s waiting for {what}{detail}")
-        time.sleep(interval)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        time.sleep(min(pause, remaining))
+    detail = f"; last error: {last_error}" if last_error else ""
+    raise Deadline(f"timed out after {timeout:.0f}s waiting for {what}{detail}")
 
 
 @dataclass(frozen=True)
@@ -597,6 +614,31 @@ def acl_bindings(host: str, *resource: str) -> str:
     return kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list", *resource)
 
 
+AclResource = tuple[str, str, str]  # (resource type, name, pattern type) as AclCommand prints them
+_ACL_BLOCK = re.compile(r"resourceType=(\w+), name=(.*?), patternType=(\w+)\)`:\n((?:\t.*(?:\n|$))*)")
+
+
+def acl_listings(host: str) -> dict[AclResource, str]:
+    """Every binding of a cluster from one AclCommand run: each resource's lines of the listing."""
+    listing = kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list")
+    return {(kind, name, pattern): lines for kind, name, pattern, lines in _ACL_BLOCK.findall(listing)}
+
+
+def acl_resource(resource: tuple[str, ...]) -> Optional[AclResource]:
+    """The listing's key of a resource given as AclCommand flags; None for flags not mapped here."""
+    flags = list(resource)
+    pattern = "LITERAL"
+    if "--resource-pattern-type" in flags:
+        index = flags.index("--resource-pattern-type")
+        pattern = flags[index + 1].upper()
+        del flags[index:index + 2]
+    if flags == ["--cluster"]:
+        return ("CLUSTER", "kafka-cluster", pattern)
+    if len(flags) == 2 and flags[0] in ("--topic", "--group"):
+        return (flags[0][2:].upper(), flags[1], pattern)
+    return None
+
+
 def change_acl(host: str, add: bool, principal: str, operations: list[str], *resource: str) -> None:
     """Add or remove an ALLOW binding (resource as AclCommand flags, e.g. "--topic", "x",
     "--resource-pattern-type", "prefixed")."""
@@ -707,14 +749,25 @@ def granted(grants: list[Grant]) -> Iterator[None]:
     it and no other test of the run still holds it: bindings the lab already had stay, and two
     tests running side by side never take a right from each other."""
     with _acl_holds() as holds:
+        # One listing per cluster, not one per grant: each AclCommand run is a JVM.
+        listings: dict[str, dict[AclResource, str]] = {}
         for grant in grants:
-            listing = acl_bindings(grant.host, *grant.resource)
+            key = acl_resource(grant.resource)
+            if key is None:
+                listing = acl_bindings(grant.host, *grant.resource)
+            else:
+                if grant.host not in listings:
+                    listings[grant.host] = acl_listings(grant.host)
+                listing = listings[grant.host].get(key, "")
+            missing = [operation for operation in grant.operations
+                       if not _has_binding(listing, grant.principal, operation)]
             for operation in grant.operations:
                 hold = holds.setdefault(_hold_key(grant, operation), {"holders": 0, "added": False})
                 if hold["holders"] == 0:
-                    hold["added"] = not _has_binding(listing, grant.principal, operation)
+                    hold["added"] = operation in missing
                 hold["holders"] += 1
-            change_acl(grant.host, True, grant.principal, list(grant.operations), *grant.resource)
+            if missing:
+                change_acl(grant.host, True, grant.principal, missing, *grant.resource)
     try:
         yield
     finally:

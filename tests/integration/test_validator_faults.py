@@ -160,6 +160,9 @@ def run_validator(*args: str) -> tuple[int, dict]:
 
 
 def run_job(report: str, *args: str) -> subprocess.CompletedProcess:
+    # The lab's Spark settings, as the role passes them (small jobs: C1 only, serial GC).
+    spark_conf = [f"--spark-conf={key}={value}"
+                  for key, value in lab.inventory_vars()["replication_check_spark_conf"].items()]
     return subprocess.run(
         ["docker", "exec", "-e", f"PYTHONPATH={JOB_HOME}/job", NODE, JOB_PYTHON, "-m", "mm2_validator",
          "--source-alias", "src", "--target-alias", "dst",
@@ -168,7 +171,7 @@ def run_job(report: str, *args: str) -> subprocess.CompletedProcess:
          "--source-properties", f"{JOB_HOME}/secrets/source.properties",
          "--target-properties", f"{JOB_HOME}/secrets/target.properties",
          "--offset-syncs-bootstrap", f"{lab.TARGET_BROKER}:{lab.CLIENT_PORT}",
-         "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *args],
+         "--master", "local[2]", "--jars", node_jars(), "--report-json", report, *spark_conf, *args],
         capture_output=True, text=True, check=False, timeout=900)
 
 

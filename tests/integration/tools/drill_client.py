@@ -42,7 +42,8 @@ def resolve(value: str) -> str:
 
 def gateway() -> JavaGateway:
     port, token = launch_gateway(classpath=KAFKA_LIBS, die_on_exit=True, enable_auth=True,
-                                 javaopts=["-Xmx256m", "-Dorg.apache.logging.log4j.level=OFF"])
+                                 javaopts=["-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                                           "-Dorg.apache.logging.log4j.level=OFF"])
     return JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
 
 

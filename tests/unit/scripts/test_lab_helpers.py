@@ -1,0 +1,168 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The integration helpers that decide without a lab: the polling (it backs off, still polls once at
+the deadline, reports the last error) and the ACL grants (one listing per cluster, only missing
+bindings added, only added bindings removed). The clock and the Kafka tools are faked."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration import lab
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(lab.time, 'monotonic', fake.monotonic)
+    monkeypatch.setattr(lab.time, 'sleep', fake.sleep)
+    return fake
+
+
+def test_pauses_grow_by_half_up_to_the_ceiling() -> None:
+    assert list(itertools.islice(lab.poll_pauses(2.0), 7)) == [2.0, 3.0, 4.5, 6.75, 8.0, 8.0, 8.0]
+
+
+def test_a_longer_interval_than_the_ceiling_stays_as_asked() -> None:
+    assert list(itertools.islice(lab.poll_pauses(10.0), 3)) == [10.0, 10.0, 10.0]
+
+
+def test_returns_the_first_truthy_result(clock: FakeClock) -> None:
+    answers = iter([None, 0, {}, 'ready'])
+    assert lab.wait_until(lambda: next(answers), 60, 'a thing') == 'ready'
+    assert clock.sleeps == [2.0, 3.0, 4.5]
+
+
+def test_a_probe_that_raises_is_not_yet_and_its_error_is_reported(clock: FakeClock) -> None:
+    def probe() -> None:
+        raise RuntimeError('topic not there yet')
+
+    with pytest.raises(lab.Deadline, match='waiting for the topic; last error: topic not there yet'):
+        lab.wait_until(probe, 10, 'the topic')
+
+
+def test_the_last_poll_comes_at_the_deadline(clock: FakeClock) -> None:
+    polled_at: list[float] = []
+
+    def probe() -> None:
+        polled_at.append(clock.now - 1000.0)
+
+    with pytest.raises(lab.Deadline, match='timed out after 20s'):
+        lab.wait_until(probe, 20, 'nothing')
+    assert polled_at == [0.0, 2.0, 5.0, 9.5, 16.25, 20.0]
+
+
+def test_a_tool_timeout_counts_as_not_yet(clock: FakeClock) -> None:
+    outcomes = iter([subprocess.TimeoutExpired(['kafka-run'], 180), 'done'])
+
+    def probe() -> str:
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    assert lab.wait_until(probe, 60, 'a slow tool') == 'done'
+
+
+LISTING = """Current ACLs for resource `ResourcePattern(resourceType=GROUP, name=*, patternType=LITERAL)`:
+\t(principal=User:mm2, host=*, operation=DESCRIBE, permissionType=ALLOW)
+
+Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=src., patternType=PREFIXED)`:
+\t(principal=User:mm2, host=*, operation=READ, permissionType=ALLOW)
+\t(principal=User:mm2, host=*, operation=DESCRIBE_CONFIGS, permissionType=ALLOW)
+
+Current ACLs for resource `ResourcePattern(resourceType=CLUSTER, name=kafka-cluster, patternType=LITERAL)`:
+\t(principal=User:other, host=*, operation=ALTER, permissionType=ALLOW)
+"""
+
+
+def test_the_listing_splits_by_resource() -> None:
+    assert lab._ACL_BLOCK.findall(LISTING)[1][:3] == ('TOPIC', 'src.', 'PREFIXED')
+    by_resource = {(kind, name, pattern): lines for kind, name, pattern, lines in lab._ACL_BLOCK.findall(LISTING)}
+    assert set(by_resource) == {('GROUP', '*', 'LITERAL'), ('TOPIC', 'src.', 'PREFIXED'),
+                                ('CLUSTER', 'kafka-cluster', 'LITERAL')}
+    assert 'operation=READ' in by_resource[('TOPIC', 'src.', 'PREFIXED')]
+    assert 'DESCRIBE' not in by_resource[('CLUSTER', 'kafka-cluster', 'LITERAL')]
+
+
+@pytest.mark.parametrize('flags, key', [
+    (('--topic', 'heartbeats'), ('TOPIC', 'heartbeats', 'LITERAL')),
+    (('--topic', 'src.', '--resource-pattern-type', 'prefixed'), ('TOPIC', 'src.', 'PREFIXED')),
+    (('--group', '*'), ('GROUP', '*', 'LITERAL')),
+    (('--cluster',), ('CLUSTER', 'kafka-cluster', 'LITERAL')),
+    (('--transactional-id', 'x'), None),
+])
+def test_resource_flags_map_to_the_listing_key(flags: tuple[str, ...], key: object) -> None:
+    assert lab.acl_resource(flags) == key
+
+
+class FakeAclTool:
+    """AclCommand on one cluster: --list prints LISTING, --add and --remove are recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, host: str, main_class: str, *args: str, **_: object) -> str:
+        assert main_class == lab.ACL_COMMAND
+        self.calls.append((host, *args))
+        return LISTING if '--list' in args else ''
+
+    def of(self, action: str) -> list[tuple[str, ...]]:
+        return [call for call in self.calls if action in call]
+
+
+@pytest.fixture
+def acl_tool(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeAclTool:
+    tool = FakeAclTool()
+    monkeypatch.setattr(lab, 'kafka_run', tool)
+    monkeypatch.setattr(lab, 'REPO_ROOT', tmp_path)
+    monkeypatch.setenv('PYTEST_XDIST_TESTRUNUID', 'unit')
+    return tool
+
+
+def test_grants_list_each_cluster_once_and_add_only_what_is_missing(acl_tool: FakeAclTool) -> None:
+    grants = [lab.Grant('src-kafka-1', ('Read', 'Describe', 'DescribeConfigs'),
+                        ('--topic', 'src.', '--resource-pattern-type', 'prefixed')),
+              lab.Grant('src-kafka-1', ('Describe',), ('--group', '*')),
+              lab.Grant('src-kafka-1', ('Describe', 'Alter'), ('--cluster',)),
+              lab.Grant('dst-kafka-1', ('Describe',), ('--group', '*'))]
+    with lab.granted(grants):
+        assert [call[0] for call in acl_tool.of('--list')] == ['src-kafka-1', 'dst-kafka-1']
+        added = acl_tool.of('--add')
+        assert [(call[0], [arg for arg in call if arg.startswith('--operation=')]) for call in added] == [
+            ('src-kafka-1', ['--operation=Describe']),
+            ('src-kafka-1', ['--operation=Describe', '--operation=Alter'])]
+        assert not acl_tool.of('--remove')
+    removed = acl_tool.of('--remove')
+    assert [(call[0], [arg for arg in call if arg.startswith('--operation=')]) for call in removed] == [
+        ('src-kafka-1', ['--operation=Describe']),
+        ('src-kafka-1', ['--operation=Describe', '--operation=Alter'])]
+    assert json.loads((lab.REPO_ROOT / 'build' / 'acl-holds' / 'unit.json').read_text()) == {}
+
+
+def test_a_binding_two_blocks_hold_stays_until_the_last_one_ends(acl_tool: FakeAclTool) -> None:
+    cluster = [lab.Grant('src-kafka-1', ('Alter',), ('--cluster',))]
+    with lab.granted(cluster):
+        with lab.granted(cluster):
+            pass
+        assert not acl_tool.of('--remove')
+    assert len(acl_tool.of('--remove')) == 1
