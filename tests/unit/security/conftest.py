@@ -54,6 +54,7 @@ CASES: Dict[str, Dict[str, Any]] = {
         'kafka_broker_sasl_mechanisms': ['GSSAPI', 'SCRAM-SHA-512'],
         'kafka_broker_kerberos_principal': 'kafka/broker-1.example.com@EXAMPLE.COM',
         'kafka_broker_kerberos_principal_to_local_rules': ['RULE:[1:$1@$0](.*@PARTNER.EXAMPLE)s/@.*//', 'DEFAULT'],
+        'kafka_broker_jvm_options': ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
     }},
     'worker_default': {'role': 'connect_worker', 'vars': {}},
     'worker_scram_https': {'role': 'connect_worker', 'vars': {

@@ -102,6 +102,13 @@ def test_gssapi_broker_logs_in_with_its_keytab(rendered: Any) -> None:
     assert ' -Djava.security.krb5.conf=/etc/krb5.conf ' in rendered.exec_start('broker_gssapi', 'kafka-broker.service')
 
 
+def test_broker_jvm_options_replace_the_default_collector_and_keep_the_roles_options(rendered: Any) -> None:
+    command = rendered.exec_start('broker_gssapi', 'kafka-broker.service')
+    assert ' -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir=' in command
+    assert 'G1' not in command
+    assert ' -Djava.security.auth.login.config=' in command and ' -Djava.security.krb5.conf=' in command
+
+
 def test_brokers_without_gssapi_have_no_kerberos_settings(rendered: Any) -> None:
     props = rendered.properties('broker_secure', 'server.properties')
     assert not [key for key in props if 'kerberos' in key]
