@@ -1,11 +1,15 @@
-"""Access to the lab's real Kafka clusters, from the test process, through docker exec."""
+"""Access to the lab's real Kafka clusters from the test process: tools through docker exec, the
+Connect REST API over HTTPS from here."""
 
 from __future__ import annotations
 
 import fcntl
 import os
+import ssl
 import subprocess
 from dataclasses import dataclass
+
+import urllib3
 
 KAFKA_RUN = "/opt/kafka/kafka-run"
 # LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
@@ -326,27 +330,6 @@ def delete_group(host: str, group: str) -> None:
 # The REST account and the request body travel on stdin: nothing secret on a command line.
 # Answers of a group in the middle of a rebalance (409, 503, and the 500s that say so) are
 # retried for up to a minute, as the collection's client does: a test reads settled state.
-_REST_SNIPPET = """
-import json, sys, time, requests
-method, url, ca = sys.argv[1], sys.argv[2], sys.argv[3]
-request = json.loads(sys.stdin.read())
-deadline = time.monotonic() + 60
-while True:
-    answer = requests.request(method, url, data=request['body'],
-                              auth=tuple(request['auth']) if request['auth'] else None,
-                              verify=ca, headers={'Content-Type': 'application/json'}, timeout=60)
-    try:
-        body = answer.json() if answer.content else None
-    except ValueError:  # the 401 page of the REST server is not JSON
-        body = answer.text
-    message = str(body.get('message', '')) if isinstance(body, dict) else ''
-    transient = answer.status_code in (409, 503) or (
-        answer.status_code == 500 and ('rebalance is expected' in message or 'stale configuration' in message))
-    if not transient or time.monotonic() > deadline:
-        break
-    time.sleep(1)
-print(json.dumps({'status': answer.status_code, 'body': body}))
-"""
 
 
 # The key of the MM2 secret file per SCRAM mechanism (lab_mm2_password_keys of the inventory).
@@ -369,20 +352,79 @@ def rest_auth() -> tuple[str, str]:
     return "operator", lab_secret("rest")
 
 
+# Statuses that a rebalance or a worker's start answers for a while: the call is repeated.
+TRANSIENT_REST_STATUSES = (409, 503)
+TRANSIENT_REST_MESSAGES = ("rebalance is expected", "stale configuration")
+REST_RETRY_SECONDS = 60.0
+
+
+def transient_rest_answer(status: int, body: Any) -> bool:
+    """Whether a REST answer says "try again shortly" (a rebalance under way, a worker starting)."""
+    message = str(body.get("message", "")) if isinstance(body, dict) else ""
+    return status in TRANSIENT_REST_STATUSES or (
+        status == 500 and any(phrase in message for phrase in TRANSIENT_REST_MESSAGES))
+
+
+def decoded_body(data: bytes) -> Any:
+    """A REST answer's body: JSON, or the text of a page that is not (the server's 401 page)."""
+    if not data:
+        return None
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+_REST_POOLS: dict[str, urllib3.HTTPSConnectionPool] = {}
+
+
+def _rest_pool(worker: str, fresh: bool = False) -> urllib3.HTTPSConnectionPool:
+    """A kept-alive HTTPS pool from the test process to a worker's REST API: the worker's address
+    on the lab network, its own CA bundle, and its host name checked against its certificate.
+    Calls from here cost no process start on the worker (most calls poll a status)."""
+    if fresh or worker not in _REST_POOLS:
+        networks = json.loads(_docker("inspect", "-f", "{{json .NetworkSettings.Networks}}", worker))
+        address = networks[LAB_NETWORK]["IPAddress"]
+        context = ssl.create_default_context(cadata=_docker("exec", worker, "cat", LAB_CA))
+        _REST_POOLS[worker] = urllib3.HTTPSConnectionPool(
+            address, 8083, ssl_context=context, server_hostname=worker, assert_hostname=worker,
+            timeout=urllib3.Timeout(total=60), retries=False, maxsize=2)
+    return _REST_POOLS[worker]
+
+
+def _rest_request(worker: str, method: str, path: str, body: Optional[str],
+                  headers: dict[str, str]) -> urllib3.BaseHTTPResponse:
+    """One request; a failed connection is tried once more on a fresh pool (the worker's
+    container restarted with another address, or its CA bundle changed in a CA roll). The Host
+    header names the worker: Jetty refuses a host that its certificate does not name."""
+    headers = dict(headers, Host=f"{worker}:8083")
+    try:
+        return _rest_pool(worker).request(method, path, body=body, headers=headers)
+    except urllib3.exceptions.HTTPError:
+        try:
+            return _rest_pool(worker, fresh=True).request(method, path, body=body, headers=headers)
+        except (urllib3.exceptions.HTTPError, RuntimeError) as exc:
+            raise RuntimeError(f"REST {method} {path} on {worker} failed: {exc}") from exc
+
+
 def connect_rest(method: str, path: str, body: Optional[dict[str, Any]] = None,
                  worker: str = CONNECT_WORKERS[0], auth: Optional[tuple[str, str]] = None,
                  anonymous: bool = False) -> tuple[int, Any]:
-    """(HTTP status, decoded body) of one Kafka Connect REST call, made on a worker over HTTPS
-    with the lab's REST account (another account with `auth`, none with `anonymous`)."""
-    request = {"body": json.dumps(body) if body is not None else None,
-               "auth": None if anonymous else list(auth or rest_auth())}
-    done = subprocess.run(["docker", "exec", "-i", worker, "python3", "-c", _REST_SNIPPET, method,
-                           f"https://{worker}:8083{path}", LAB_CA],
-                          input=json.dumps(request), capture_output=True, text=True, timeout=120, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"REST {method} {path} on {worker} failed: {done.stderr[-1000:]}")
-    answer = json.loads(done.stdout)
-    return answer["status"], answer["body"]
+    """(HTTP status, decoded body) of one Kafka Connect REST call to a worker over HTTPS with
+    the lab's REST account (another account with `auth`, none with `anonymous`). Answers that
+    say a rebalance is under way are retried for up to a minute."""
+    headers = {"Content-Type": "application/json"}
+    if not anonymous:
+        headers.update(urllib3.make_headers(basic_auth=":".join(auth or rest_auth())))
+    payload = json.dumps(body) if body is not None else None
+    deadline = time.monotonic() + REST_RETRY_SECONDS
+    while True:
+        answer = _rest_request(worker, method, path, payload, headers)
+        status, decoded = answer.status, decoded_body(answer.data)
+        if not transient_rest_answer(status, decoded) or time.monotonic() > deadline:
+            return status, decoded
+        time.sleep(1)
 
 
 def connector_status(name: str) -> Optional[dict[str, Any]]:

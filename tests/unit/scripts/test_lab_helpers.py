@@ -3,7 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The integration helpers that decide without a lab: the polling (it backs off, still polls once at
 the deadline, reports the last error) and the ACL grants (one listing per cluster, only missing
-bindings added, only added bindings removed). The clock and the Kafka tools are faked."""
+bindings added, only added bindings removed) and the Connect REST calls (rebalance answers
+repeated, one reconnection, the lab account). The clock, the Kafka tools and the HTTPS pools
+are faked."""
 
 from __future__ import annotations
 
@@ -166,3 +168,92 @@ def test_a_binding_two_blocks_hold_stays_until_the_last_one_ends(acl_tool: FakeA
             pass
         assert not acl_tool.of('--remove')
     assert len(acl_tool.of('--remove')) == 1
+
+
+# ---- Connect REST calls from the test process ----------------------------------------------
+
+class FakeAnswer:
+    def __init__(self, status: int, data: bytes) -> None:
+        self.status, self.data = status, data
+
+
+class FakePool:
+    """Answers in turn; raises what it is given instead of an answer."""
+
+    def __init__(self, *answers: object) -> None:
+        self.answers = list(answers)
+        self.requests: list[tuple[str, str, object, dict]] = []
+
+    def request(self, method: str, path: str, body: object = None, headers: dict | None = None) -> FakeAnswer:
+        self.requests.append((method, path, body, dict(headers or {})))
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer  # type: ignore[return-value]
+
+
+@pytest.fixture
+def pools(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[FakePool]]:
+    """The pools connect_rest gets: `current` for a kept pool, `fresh` for each new one."""
+    given: dict[str, list[FakePool]] = {'current': [], 'fresh': []}
+
+    def pool(worker: str, fresh: bool = False) -> FakePool:
+        queue = given['fresh' if fresh else 'current']
+        return queue[0] if not fresh else queue.pop(0)
+
+    monkeypatch.setattr(lab, '_rest_pool', pool)
+    monkeypatch.setattr(lab, 'rest_auth', lambda: ('operator', 'rest-secret'))
+    return given
+
+
+def test_rest_call_repeats_a_rebalance_answer_then_returns_the_result(
+        pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    pool = FakePool(FakeAnswer(409, b'{"message": "Cannot complete request momentarily due to rebalance"}'),
+                    FakeAnswer(500, b'{"message": "Request cannot be completed because a rebalance is expected"}'),
+                    FakeAnswer(201, b'{"name": "c1"}'))
+    pools['current'].append(pool)
+    assert lab.connect_rest('POST', '/connectors', {'name': 'c1'}) == (201, {'name': 'c1'})
+    assert [request[:3] for request in pool.requests] == [('POST', '/connectors', '{"name": "c1"}')] * 3
+    assert clock.sleeps == [1, 1]
+
+
+def test_rest_call_gives_up_on_a_rebalance_after_a_minute(pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    pools['current'].append(FakePool(*[FakeAnswer(503, b'') for _ in range(100)]))
+    assert lab.connect_rest('GET', '/connectors') == (503, None)
+    assert 60 <= len(clock.sleeps) <= 62
+
+
+def test_rest_call_returns_errors_that_are_not_transient_at_once(
+        pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    pools['current'].append(FakePool(FakeAnswer(500, b'{"error_code": 500, "message": "Connector config is invalid"}')))
+    assert lab.connect_rest('PUT', '/connectors/c1/config', {}) == (
+        500, {'error_code': 500, 'message': 'Connector config is invalid'})
+    assert clock.sleeps == []
+
+
+def test_rest_call_sends_the_lab_account_unless_anonymous(pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    pool = FakePool(FakeAnswer(200, b'[]'), FakeAnswer(401, b'<html>Unauthorized</html>'))
+    pools['current'].append(pool)
+    assert lab.connect_rest('GET', '/connectors') == (200, [])
+    assert lab.connect_rest('GET', '/connectors', anonymous=True) == (401, '<html>Unauthorized</html>')
+    with_account, anonymous = (request[3] for request in pool.requests)
+    assert with_account['authorization'] == 'Basic b3BlcmF0b3I6cmVzdC1zZWNyZXQ='
+    # Jetty checks the Host header against its certificate: the worker's name, not its address.
+    assert with_account['Host'] == anonymous['Host'] == f'{lab.CONNECT_WORKERS[0]}:8083'
+    assert 'authorization' not in {key.lower() for key in anonymous}
+
+
+def test_rest_call_reconnects_once_on_a_fresh_pool(pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    refused = lab.urllib3.exceptions.NewConnectionError(None, 'connection refused')  # type: ignore[arg-type]
+    pools['current'].append(FakePool(refused))
+    pools['fresh'].append(FakePool(FakeAnswer(200, b'{"version": "4.3.1"}')))
+    assert lab.connect_rest('GET', '/') == (200, {'version': '4.3.1'})
+
+
+def test_rest_call_fails_clearly_when_the_worker_stays_unreachable(
+        pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
+    refused = lab.urllib3.exceptions.NewConnectionError(None, 'connection refused')  # type: ignore[arg-type]
+    pools['current'].append(FakePool(refused))
+    pools['fresh'].append(FakePool(refused))
+    with pytest.raises(RuntimeError, match=r'REST GET /connectors/c1/status on task-1-1 failed'):
+        lab.connect_rest('GET', '/connectors/c1/status', worker='task-1-1')
