@@ -218,7 +218,7 @@ def test_rest_call_repeats_a_rebalance_answer_then_returns_the_result(
 
 
 def test_rest_call_gives_up_on_a_rebalance_after_a_minute(pools: dict[str, list[FakePool]], clock: FakeClock) -> None:
-    pools['current'].append(FakePool(*[FakeAnswer(503, b'') for _ in range(100)]))
+    pools['current'].append(FakePool(*[FakeAnswer(503, b'')] * 100))
     assert lab.connect_rest('GET', '/connectors') == (503, None)
     assert 60 <= len(clock.sleeps) <= 62
 
