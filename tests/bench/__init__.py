@@ -1,0 +1,10 @@
+"""`make bench` (`python -m tests.bench`) runs outside pytest: it gets here the import path that
+pytest.ini gives the tests (.collections, the checkout as ansible_collections.kafka_dr.mm2), so
+the lab helpers import the collection's modules as they do under pytest."""
+
+import sys
+from pathlib import Path
+
+_COLLECTIONS = str(Path(__file__).resolve().parents[2] / ".collections")
+if _COLLECTIONS not in sys.path:
+    sys.path.append(_COLLECTIONS)

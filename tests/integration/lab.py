@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import urllib3
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import is_transient
+
 KAFKA_RUN = "/opt/kafka/kafka-run"
 # LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
 # hosts are the default lab's names prefixed with ha- and whose state lives in .lab-ha.
@@ -327,11 +329,6 @@ def delete_group(host: str, group: str) -> None:
 
 # ---- Kafka Connect REST, from inside a worker (the controller cannot resolve the workers) ----
 
-# The REST account and the request body travel on stdin: nothing secret on a command line.
-# Answers of a group in the middle of a rebalance (409, 503, and the 500s that say so) are
-# retried for up to a minute, as the collection's client does: a test reads settled state.
-
-
 # The key of the MM2 secret file per SCRAM mechanism (lab_mm2_password_keys of the inventory).
 MM2_PASSWORD_KEYS = {"SCRAM-SHA-512": "sasl.password", "SCRAM-SHA-256": "sasl.password.sha256"}
 
@@ -352,17 +349,9 @@ def rest_auth() -> tuple[str, str]:
     return "operator", lab_secret("rest")
 
 
-# Statuses that a rebalance or a worker's start answers for a while: the call is repeated.
-TRANSIENT_REST_STATUSES = (409, 503)
-TRANSIENT_REST_MESSAGES = ("rebalance is expected", "stale configuration")
+# Answers of a group in the middle of a rebalance (the collection's is_transient) are retried
+# for up to a minute, as the collection's client does: a test reads settled state.
 REST_RETRY_SECONDS = 60.0
-
-
-def transient_rest_answer(status: int, body: Any) -> bool:
-    """Whether a REST answer says "try again shortly" (a rebalance under way, a worker starting)."""
-    message = str(body.get("message", "")) if isinstance(body, dict) else ""
-    return status in TRANSIENT_REST_STATUSES or (
-        status == 500 and any(phrase in message for phrase in TRANSIENT_REST_MESSAGES))
 
 
 def decoded_body(data: bytes) -> Any:
@@ -422,7 +411,8 @@ def connect_rest(method: str, path: str, body: Optional[dict[str, Any]] = None,
     while True:
         answer = _rest_request(worker, method, path, payload, headers)
         status, decoded = answer.status, decoded_body(answer.data)
-        if not transient_rest_answer(status, decoded) or time.monotonic() > deadline:
+        message = str(decoded.get("message", "")) if isinstance(decoded, dict) else ""
+        if not is_transient(status, message) or time.monotonic() > deadline:
             return status, decoded
         time.sleep(1)
 
