@@ -150,7 +150,8 @@ def java_message(error: BaseException) -> str:
 class KafkaJvm:
     """A py4j gateway to a JVM holding the Kafka client jars of the host's Kafka install."""
 
-    def __init__(self, kafka_home: str, java: str = 'java', heap: str = '256m') -> None:
+    def __init__(self, kafka_home: str, java: str = 'java', heap: str = '256m', options: Sequence[str] = ()) -> None:
+        """`options`: more JVM options after the gateway's own (system properties, say)."""
         if PY4J_IMPORT_ERROR:
             raise RuntimeError('py4j is not installed for %s' % sys.executable)
         libs = os.path.join(kafka_home, 'libs')
@@ -162,7 +163,7 @@ class KafkaJvm:
                 classpath=os.path.join(libs, '*'),
                 javaopts=['-Xmx%s' % heap, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC',
                           # Kafka's clients log through log4j2: keep the gateway's stdout clean.
-                          '-Dorg.apache.logging.log4j.level=OFF', '-Dlog4j2.level=OFF'],
+                          '-Dorg.apache.logging.log4j.level=OFF', '-Dlog4j2.level=OFF', *options],
                 die_on_exit=True, enable_auth=True, java_path=java, redirect_stderr=self._stderr)
         except (OSError, ValueError, Py4JError) as exc:
             detail = ' '.join(self._stderr) or str(exc)

@@ -1,8 +1,10 @@
-"""Access to the lab's real Kafka clusters from the test process: tools through docker exec, the
-Connect REST API over HTTPS from here."""
+"""Access to the lab's real Kafka clusters from the test process: administration through Kafka's
+Admin client in a JVM of this process (lab_admin), records through the console tools by docker
+exec, the Connect REST API over HTTPS from here."""
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
 import ssl
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 import urllib3
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import is_transient
+from tests.integration import lab_admin
 
 KAFKA_RUN = "/opt/kafka/kafka-run"
 # LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
@@ -101,11 +104,9 @@ def client_settings(prefix: str, host: str) -> dict[str, str]:
 
 
 def create_topic(host: str, topic: str, partitions: int, *configs: str) -> None:
-    args = ["--bootstrap-server", bootstrap(host), "--create", "--if-not-exists",
-            "--topic", topic, "--partitions", str(partitions)]
-    for config in configs:
-        args += ["--config", config]
-    kafka_run(host, "org.apache.kafka.tools.TopicCommand", *args)
+    """Create a topic unless it exists; configs as "key=value"."""
+    settings = dict(config.split("=", 1) for config in configs)
+    admin().create_topic(host, topic, partitions, settings)
 
 
 def produce(host: str, topic: str, records: list[Record]) -> None:
@@ -251,29 +252,21 @@ def consume_timed(host: str, topic: str, expected: int, group: Optional[str] = N
 
 
 def topic_names(host: str) -> set[str]:
-    return set(kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--list").split())
+    """Every topic of a cluster, internal ones included."""
+    return admin().topic_names(host)
 
 
 def partition_count(host: str, topic: str) -> int:
-    output = kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--describe", "--topic", topic)
-    match = re.search(r"PartitionCount:\s*(\d+)", output)
-    if not match:
-        raise RuntimeError(f"no partition count for {topic} on {host}: {output[:300]}")
-    return int(match.group(1))
+    return admin().partition_count(host, topic)
 
 
 def add_partitions(host: str, topic: str, partitions: int) -> None:
-    kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--topic", topic,
-              "--partitions", str(partitions))
+    admin().add_partitions(host, topic, partitions)
 
 
 def delete_topics(host: str, *topics: str) -> None:
-    """Delete the topics that exist (best effort: cleanup must not hide a test's own failure)."""
-    present = sorted(topic_names(host) & set(topics))
-    if present:
-        # One tool run for all of them: --delete takes a regular expression.
-        pattern = "|".join(topic.replace(".", "\\.") for topic in present)
-        kafka_run(host, TOPIC_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--topic", f"^({pattern})$")
+    """Delete the topics that exist."""
+    admin().delete_topics(host, sorted(topic_names(host) & set(topics)))
 
 
 def own_topics(host: str, run_id: str, prefixes: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> list[str]:
@@ -285,44 +278,26 @@ def own_topics(host: str, run_id: str, prefixes: tuple[str, ...] = (), names: tu
 
 def topic_config(host: str, topic: str) -> dict[str, str]:
     """Dynamic (non-default) configs of a topic."""
-    output = kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--describe",
-                       "--entity-type", "topics", "--entity-name", topic)
-    configs: dict[str, str] = {}
-    for match in re.finditer(r"^\s+([a-z][a-z0-9.\-]*)=(\S*) sensitive=", output, re.MULTILINE):
-        configs[match.group(1)] = match.group(2)
-    return configs
+    return admin().dynamic_topic_config(host, topic)
 
 
 def alter_topic_config(host: str, topic: str, key: str, value: str) -> None:
-    kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "topics",
-              "--entity-name", topic, "--add-config", f"{key}={value}")
+    admin().set_topic_config(host, topic, key, value)
 
 
 def end_offsets(host: str, topic: str) -> dict[int, int]:
-    output = kafka_run(host, OFFSET_SHELL, "--bootstrap-server", bootstrap(host), "--topic", topic)
-    offsets: dict[int, int] = {}
-    for line in output.split():
-        name, partition, offset = line.rsplit(":", 2)
-        if name == topic:
-            offsets[int(partition)] = int(offset)
-    return offsets
+    """{partition: end offset}; a RuntimeError when the topic does not exist."""
+    return admin().end_offsets(host, topic)
 
 
 def group_offsets(host: str, group: str) -> dict[tuple[str, int], int]:
     """Committed offsets of a group, {(topic, partition): offset}; empty when the group has none."""
-    output = kafka_run(host, GROUP_COMMAND, "--bootstrap-server", bootstrap(host), "--describe", "--offsets",
-                       "--group", group)
-    offsets: dict[tuple[str, int], int] = {}
-    for line in output.splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and fields[0] == group and fields[2].isdigit() and fields[3].isdigit():
-            offsets[(fields[1], int(fields[2]))] = int(fields[3])
-    return offsets
+    return admin().group_offsets(host, group)
 
 
 def delete_group(host: str, group: str) -> None:
     try:
-        kafka_run(host, GROUP_COMMAND, "--bootstrap-server", bootstrap(host), "--delete", "--group", group)
+        admin().delete_group(host, group)
     except RuntimeError:
         pass  # already gone, or never created on this cluster
 
@@ -514,6 +489,8 @@ class ScramUser:
 
 
 def remove_container(name: str) -> None:
+    if _ADMIN:
+        _ADMIN[0].forget(name)
     subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
 
 
@@ -644,55 +621,29 @@ def kafka_run_bytes(host: str, main_class: str, *args: str, timeout: int = 180) 
 
 
 ACL_COMMAND = "org.apache.kafka.tools.AclCommand"
+AclResource = lab_admin.AclResource
 
 
 def acl_bindings(host: str, *resource: str) -> str:
-    """AclCommand's listing for a resource (e.g. "--topic", "foo.x"), as text."""
-    return kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list", *resource)
-
-
-AclResource = tuple[str, str, str]  # (resource type, name, pattern type) as AclCommand prints them
-_ACL_BLOCK = re.compile(r"resourceType=(\w+), name=(.*?), patternType=(\w+)\)`:\n((?:\t.*(?:\n|$))*)")
-
-
-def acl_listings(host: str) -> dict[AclResource, str]:
-    """Every binding of a cluster from one AclCommand run: each resource's lines of the listing."""
-    listing = kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list")
-    return {(kind, name, pattern): lines for kind, name, pattern, lines in _ACL_BLOCK.findall(listing)}
-
-
-def acl_resource(resource: tuple[str, ...]) -> Optional[AclResource]:
-    """The listing's key of a resource given as AclCommand flags; None for flags not mapped here."""
-    flags = list(resource)
-    pattern = "LITERAL"
-    if "--resource-pattern-type" in flags:
-        index = flags.index("--resource-pattern-type")
-        pattern = flags[index + 1].upper()
-        del flags[index:index + 2]
-    if flags == ["--cluster"]:
-        return ("CLUSTER", "kafka-cluster", pattern)
-    if len(flags) == 2 and flags[0] in ("--topic", "--group"):
-        return (flags[0][2:].upper(), flags[1], pattern)
-    return None
+    """The ACLs of one resource (given as AclCommand flags, e.g. "--topic", "foo.x"), a line each
+    as AclCommand lists them: "(principal=User:x, host=*, operation=READ, permissionType=ALLOW)"."""
+    entries = admin().acl_entries(host).get(lab_admin.acl_resource_of(resource), set())
+    return "\n".join(f"(principal={principal}, host=*, operation={operation}, permissionType={permission})"
+                     for principal, operation, permission in sorted(entries))
 
 
 def change_acl(host: str, add: bool, principal: str, operations: list[str], *resource: str) -> None:
     """Add or remove an ALLOW binding (resource as AclCommand flags, e.g. "--topic", "x",
-    "--resource-pattern-type", "prefixed")."""
-    args = ["--bootstrap-server", bootstrap(host), "--add" if add else "--remove", "--allow-principal", principal]
-    args += [f"--operation={operation}" for operation in operations] + list(resource)
-    if not add:
-        args.append("--force")
-    kafka_run(host, ACL_COMMAND, *args)
+    "--resource-pattern-type", "prefixed"; operations as AclCommand names them, e.g. DescribeConfigs)."""
+    admin().change_acls(host, add, principal, operations, lab_admin.acl_resource_of(resource))
 
 
 def remove_synced_acls(host: str, source_alias: str) -> None:
     """Remove the topic ACLs MM2 copied to this cluster (sync.topic.acls) for remote topics of
     source_alias: removing a flow leaves them behind."""
-    listing = kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--list")
-    names = re.findall(rf"resourceType=TOPIC, name=({re.escape(source_alias)}\.[^,]+), patternType=LITERAL", listing)
-    for name in sorted(set(names)):
-        kafka_run(host, ACL_COMMAND, "--bootstrap-server", bootstrap(host), "--remove", "--force", "--topic", name)
+    synced = [resource for resource in admin().acl_entries(host)
+              if resource[0] == "TOPIC" and resource[2] == "LITERAL" and resource[1].startswith(f"{source_alias}.")]
+    admin().remove_acls(host, sorted(synced))
 
 
 @dataclass(frozen=True)
@@ -724,13 +675,6 @@ def flow_grants(source_host: str, target_host: str, source_alias: str, target_al
                    Grant(target_host, ("Read", "Describe"), ("--group", "*")),
                    Grant(target_host, ("Describe", "Alter"), ("--cluster",))]
     return grants
-
-
-def _has_binding(listing: str, principal: str, operation: str) -> bool:
-    """Whether AclCommand's listing holds an ALLOW binding of the principal for the operation."""
-    name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", operation).upper()
-    return re.search(rf"principal={re.escape(principal)}, host=\*, operation={name}, permissionType=ALLOW",
-                     listing) is not None
 
 
 @contextmanager
@@ -786,18 +730,14 @@ def granted(grants: list[Grant]) -> Iterator[None]:
     it and no other test of the run still holds it: bindings the lab already had stay, and two
     tests running side by side never take a right from each other."""
     with _acl_holds() as holds:
-        # One listing per cluster, not one per grant: each AclCommand run is a JVM.
-        listings: dict[str, dict[AclResource, str]] = {}
+        # One listing per cluster, not one per grant.
+        listings: dict[str, dict[AclResource, set[tuple[str, str, str]]]] = {}
         for grant in grants:
-            key = acl_resource(grant.resource)
-            if key is None:
-                listing = acl_bindings(grant.host, *grant.resource)
-            else:
-                if grant.host not in listings:
-                    listings[grant.host] = acl_listings(grant.host)
-                listing = listings[grant.host].get(key, "")
+            if grant.host not in listings:
+                listings[grant.host] = admin().acl_entries(grant.host)
+            held = listings[grant.host].get(lab_admin.acl_resource_of(grant.resource), set())
             missing = [operation for operation in grant.operations
-                       if not _has_binding(listing, grant.principal, operation)]
+                       if (grant.principal, lab_admin.camel_to_constant(operation), "ALLOW") not in held]
             for operation in grant.operations:
                 hold = holds.setdefault(_hold_key(grant, operation), {"holders": 0, "added": False})
                 if hold["holders"] == 0:
@@ -826,18 +766,35 @@ def granted(grants: list[Grant]) -> Iterator[None]:
 
 
 def set_scram_account(host: str, name: str, password: str) -> None:
-    """Create or update a SCRAM-SHA-512 account on a lab cluster. The password goes through a
-    root-only file on the broker (--add-config-file), never on a command line."""
-    path = f"/root/itest-scram-{name}.properties"
-    subprocess.run(["docker", "exec", "-i", host, "sh", "-c", f"umask 077 && cat > {path}"],
-                   input=f"SCRAM-SHA-512=iterations=8192,password={password}\n", text=True, check=True)
-    try:
-        kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
-                  "--entity-name", name, "--add-config-file", path)
-    finally:
-        subprocess.run(["docker", "exec", host, "rm", "-f", path], check=False)
+    """Create or update a SCRAM-SHA-512 account on a lab cluster (8192 iterations). The password
+    goes to the JVM of this process over its socket, never on a command line or into a file."""
+    admin().set_scram(host, name, password)
 
 
 def delete_scram_account(host: str, name: str) -> None:
-    kafka_run(host, CONFIG_COMMAND, "--bootstrap-server", bootstrap(host), "--alter", "--entity-type", "users",
-              "--entity-name", name, "--delete-config", "SCRAM-SHA-512")
+    admin().delete_scram(host, name)
+
+
+# ---- administration through Kafka's Admin client (lab_admin) ----------------------------------
+
+_ADMIN: list[lab_admin.LabAdmin] = []
+
+
+def admin_client_settings(host: str) -> dict[str, str]:
+    """How this process administers a broker: lab brokers with their own admin client settings
+    (SSL with the broker's certificate on the admin listener), read from the broker; brokers a
+    test started on PLAINTEXT."""
+    if host not in LAB_BROKERS:
+        return {"bootstrap.servers": f"{host}:9092"}
+    settings = lab_admin.read_properties(_docker("exec", host, "cat", ADMIN_CLIENT_CONFIG))
+    settings = lab_admin.inline_pem_settings(settings, lambda path: _docker("exec", host, "cat", path))
+    return dict(settings, **{"bootstrap.servers": bootstrap(host)})
+
+
+def admin() -> lab_admin.LabAdmin:
+    """This process's Admin clients (one JVM, started on first use, ended with the process)."""
+    if not _ADMIN:
+        hosts_file = REPO_ROOT / "build" / "lab-hosts" / f"{LAB_NETWORK}-{os.getpid()}"
+        _ADMIN.append(lab_admin.LabAdmin(LAB_NETWORK, admin_client_settings, hosts_file))
+        atexit.register(hosts_file.unlink, missing_ok=True)
+    return _ADMIN[0]

@@ -4,7 +4,7 @@
 """The integration helpers that decide without a lab: the polling (it backs off, still polls once at
 the deadline, reports the last error) and the ACL grants (one listing per cluster, only missing
 bindings added, only added bindings removed) and the Connect REST calls (rebalance answers
-repeated, one reconnection, the lab account). The clock, the Kafka tools and the HTTPS pools
+repeated, one reconnection, the lab account). The clock, the Admin clients and the HTTPS pools
 are faked."""
 
 from __future__ import annotations
@@ -85,89 +85,72 @@ def test_a_tool_timeout_counts_as_not_yet(clock: FakeClock) -> None:
     assert lab.wait_until(probe, 60, 'a slow tool') == 'done'
 
 
-LISTING = """Current ACLs for resource `ResourcePattern(resourceType=GROUP, name=*, patternType=LITERAL)`:
-\t(principal=User:mm2, host=*, operation=DESCRIBE, permissionType=ALLOW)
-
-Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=src., patternType=PREFIXED)`:
-\t(principal=User:mm2, host=*, operation=READ, permissionType=ALLOW)
-\t(principal=User:mm2, host=*, operation=DESCRIBE_CONFIGS, permissionType=ALLOW)
-
-Current ACLs for resource `ResourcePattern(resourceType=CLUSTER, name=kafka-cluster, patternType=LITERAL)`:
-\t(principal=User:other, host=*, operation=ALTER, permissionType=ALLOW)
-"""
+ENTRIES = {
+    ('GROUP', '*', 'LITERAL'): {('User:mm2', 'DESCRIBE', 'ALLOW')},
+    ('TOPIC', 'src.', 'PREFIXED'): {('User:mm2', 'READ', 'ALLOW'), ('User:mm2', 'DESCRIBE_CONFIGS', 'ALLOW')},
+    ('CLUSTER', 'kafka-cluster', 'LITERAL'): {('User:other', 'ALTER', 'ALLOW')},
+}
 
 
-def test_the_listing_splits_by_resource() -> None:
-    assert lab._ACL_BLOCK.findall(LISTING)[1][:3] == ('TOPIC', 'src.', 'PREFIXED')
-    by_resource = {(kind, name, pattern): lines for kind, name, pattern, lines in lab._ACL_BLOCK.findall(LISTING)}
-    assert set(by_resource) == {('GROUP', '*', 'LITERAL'), ('TOPIC', 'src.', 'PREFIXED'),
-                                ('CLUSTER', 'kafka-cluster', 'LITERAL')}
-    assert 'operation=READ' in by_resource[('TOPIC', 'src.', 'PREFIXED')]
-    assert 'DESCRIBE' not in by_resource[('CLUSTER', 'kafka-cluster', 'LITERAL')]
-
-
-@pytest.mark.parametrize('flags, key', [
-    (('--topic', 'heartbeats'), ('TOPIC', 'heartbeats', 'LITERAL')),
-    (('--topic', 'src.', '--resource-pattern-type', 'prefixed'), ('TOPIC', 'src.', 'PREFIXED')),
-    (('--group', '*'), ('GROUP', '*', 'LITERAL')),
-    (('--cluster',), ('CLUSTER', 'kafka-cluster', 'LITERAL')),
-    (('--transactional-id', 'x'), None),
-])
-def test_resource_flags_map_to_the_listing_key(flags: tuple[str, ...], key: object) -> None:
-    assert lab.acl_resource(flags) == key
-
-
-class FakeAclTool:
-    """AclCommand on one cluster: --list prints LISTING, --add and --remove are recorded."""
+class FakeAdmin:
+    """The Admin clients' ACL calls on the lab: every cluster lists ENTRIES; changes are recorded."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, ...]] = []
+        self.calls: list[tuple[object, ...]] = []
 
-    def __call__(self, host: str, main_class: str, *args: str, **_: object) -> str:
-        assert main_class == lab.ACL_COMMAND
-        self.calls.append((host, *args))
-        return LISTING if '--list' in args else ''
+    def acl_entries(self, host: str) -> dict:
+        self.calls.append(('list', host))
+        return ENTRIES
 
-    def of(self, action: str) -> list[tuple[str, ...]]:
-        return [call for call in self.calls if action in call]
+    def change_acls(self, host: str, add: bool, principal: str, operations: list[str], resource: tuple) -> None:
+        self.calls.append(('add' if add else 'remove', host, principal, list(operations), resource))
+
+    def of(self, action: str) -> list[tuple[object, ...]]:
+        return [call[1:] for call in self.calls if call[0] == action]
 
 
 @pytest.fixture
-def acl_tool(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeAclTool:
-    tool = FakeAclTool()
-    monkeypatch.setattr(lab, 'kafka_run', tool)
+def acl_admin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeAdmin:
+    fake = FakeAdmin()
+    monkeypatch.setattr(lab, 'admin', lambda: fake)
     monkeypatch.setattr(lab, 'REPO_ROOT', tmp_path)
     monkeypatch.setenv('PYTEST_XDIST_TESTRUNUID', 'unit')
-    return tool
+    return fake
 
 
-def test_grants_list_each_cluster_once_and_add_only_what_is_missing(acl_tool: FakeAclTool) -> None:
+def test_acl_bindings_lists_one_resource_as_acl_command_prints_it(acl_admin: FakeAdmin) -> None:
+    listing = lab.acl_bindings('dst-kafka-1', '--topic', 'src.', '--resource-pattern-type', 'prefixed')
+    assert listing.splitlines() == [
+        '(principal=User:mm2, host=*, operation=DESCRIBE_CONFIGS, permissionType=ALLOW)',
+        '(principal=User:mm2, host=*, operation=READ, permissionType=ALLOW)']
+    assert lab.acl_bindings('dst-kafka-1', '--topic', 'src.') == ''
+
+
+def test_grants_list_each_cluster_once_and_add_only_what_is_missing(acl_admin: FakeAdmin) -> None:
     grants = [lab.Grant('src-kafka-1', ('Read', 'Describe', 'DescribeConfigs'),
                         ('--topic', 'src.', '--resource-pattern-type', 'prefixed')),
               lab.Grant('src-kafka-1', ('Describe',), ('--group', '*')),
               lab.Grant('src-kafka-1', ('Describe', 'Alter'), ('--cluster',)),
               lab.Grant('dst-kafka-1', ('Describe',), ('--group', '*'))]
     with lab.granted(grants):
-        assert [call[0] for call in acl_tool.of('--list')] == ['src-kafka-1', 'dst-kafka-1']
-        added = acl_tool.of('--add')
-        assert [(call[0], [arg for arg in call if arg.startswith('--operation=')]) for call in added] == [
-            ('src-kafka-1', ['--operation=Describe']),
-            ('src-kafka-1', ['--operation=Describe', '--operation=Alter'])]
-        assert not acl_tool.of('--remove')
-    removed = acl_tool.of('--remove')
-    assert [(call[0], [arg for arg in call if arg.startswith('--operation=')]) for call in removed] == [
-        ('src-kafka-1', ['--operation=Describe']),
-        ('src-kafka-1', ['--operation=Describe', '--operation=Alter'])]
+        assert acl_admin.of('list') == [('src-kafka-1',), ('dst-kafka-1',)]
+        assert acl_admin.of('add') == [
+            ('src-kafka-1', 'User:mm2', ['Describe'], ('TOPIC', 'src.', 'PREFIXED')),
+            ('src-kafka-1', 'User:mm2', ['Describe', 'Alter'], ('CLUSTER', 'kafka-cluster', 'LITERAL'))]
+        assert not acl_admin.of('remove')
+    assert acl_admin.of('remove') == [
+        ('src-kafka-1', 'User:mm2', ['Describe'], ('TOPIC', 'src.', 'PREFIXED')),
+        ('src-kafka-1', 'User:mm2', ['Describe', 'Alter'], ('CLUSTER', 'kafka-cluster', 'LITERAL'))]
     assert json.loads((lab.REPO_ROOT / 'build' / 'acl-holds' / 'unit.json').read_text()) == {}
 
 
-def test_a_binding_two_blocks_hold_stays_until_the_last_one_ends(acl_tool: FakeAclTool) -> None:
+def test_a_binding_two_blocks_hold_stays_until_the_last_one_ends(acl_admin: FakeAdmin) -> None:
     cluster = [lab.Grant('src-kafka-1', ('Alter',), ('--cluster',))]
     with lab.granted(cluster):
         with lab.granted(cluster):
             pass
-        assert not acl_tool.of('--remove')
-    assert len(acl_tool.of('--remove')) == 1
+        assert not acl_admin.of('remove')
+    assert len(acl_admin.of('remove')) == 1
 
 
 # ---- Connect REST calls from the test process ----------------------------------------------

@@ -1,0 +1,146 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the integration tests' Admin clients decide without a lab: the hosts file from the lab
+network, the broker's admin settings with their PEM files inline, AclCommand's resource flags and
+operation names, the client jars unpacked once, and one more try after the lab's addresses
+changed. The JVM and docker are faked."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from py4j.protocol import Py4JError
+
+from tests.integration import lab_admin
+
+KEY = "-----BEGIN PRIVATE KEY-----\nMIIEvkey\n-----END PRIVATE KEY-----"
+CERT = "-----BEGIN CERTIFICATE-----\nMIIDhost\n-----END CERTIFICATE-----"
+CA = "-----BEGIN CERTIFICATE-----\nMIIDca\n-----END CERTIFICATE-----"
+
+
+def test_hosts_lines_take_each_container_name_and_address() -> None:
+    listing = "src-kafka-1 172.18.0.2/16;task-1-1 172.18.0.4/16;broken;"
+    assert lab_admin.hosts_lines(listing) == ["127.0.0.1 localhost", "172.18.0.2 src-kafka-1", "172.18.0.4 task-1-1"]
+
+
+def test_properties_skip_comments_and_keep_values_with_equals_signs() -> None:
+    text = "# admin\nsecurity.protocol=SSL\n\nsasl.jaas.config=a b=c;\n! other\n"
+    assert lab_admin.read_properties(text) == {"security.protocol": "SSL", "sasl.jaas.config": "a b=c;"}
+
+
+def test_pem_files_are_passed_inline_and_the_file_settings_dropped() -> None:
+    settings = {"security.protocol": "SSL", "ssl.keystore.type": "PEM", "ssl.keystore.location": "/tls/keystore.pem",
+                "ssl.truststore.type": "PEM", "ssl.truststore.location": "/tls/ca.pem"}
+    files = {"/tls/keystore.pem": f"{KEY}\n{CERT}\n{CA}\n", "/tls/ca.pem": CA + "\n"}
+    inline = lab_admin.inline_pem_settings(settings, files.__getitem__)
+    assert inline == {"security.protocol": "SSL", "ssl.keystore.type": "PEM", "ssl.keystore.key": KEY,
+                      "ssl.keystore.certificate.chain": f"{CERT}\n{CA}", "ssl.truststore.type": "PEM",
+                      "ssl.truststore.certificates": CA + "\n"}
+
+
+def test_an_encrypted_key_keeps_its_password() -> None:
+    encrypted = KEY.replace("PRIVATE KEY", "ENCRYPTED PRIVATE KEY")
+    settings = {"ssl.keystore.type": "PEM", "ssl.keystore.location": "/k.pem", "ssl.key.password": "s3cret"}
+    inline = lab_admin.inline_pem_settings(settings, lambda _path: f"{encrypted}\n{CERT}")
+    assert inline["ssl.keystore.key"] == encrypted and inline["ssl.key.password"] == "s3cret"
+
+
+@pytest.mark.parametrize("settings, content, message", [
+    ({"ssl.keystore.type": "PKCS12", "ssl.keystore.location": "/k.p12"}, "", "keystore that is not PEM"),
+    ({"ssl.keystore.type": "PEM", "ssl.keystore.location": "/k.pem"}, CERT, "one private key"),
+    ({"ssl.truststore.type": "JKS", "ssl.truststore.location": "/t.jks"}, "", "truststore that is not PEM"),
+])
+def test_settings_this_process_cannot_pass_inline_fail_clearly(settings: dict, content: str, message: str) -> None:
+    with pytest.raises(RuntimeError, match=message):
+        lab_admin.inline_pem_settings(settings, lambda _path: content)
+
+
+@pytest.mark.parametrize("flags, key", [
+    (("--topic", "heartbeats"), ("TOPIC", "heartbeats", "LITERAL")),
+    (("--topic", "src.", "--resource-pattern-type", "prefixed"), ("TOPIC", "src.", "PREFIXED")),
+    (("--group", "*"), ("GROUP", "*", "LITERAL")),
+    (("--cluster",), ("CLUSTER", "kafka-cluster", "LITERAL")),
+])
+def test_acl_command_flags_name_a_resource(flags: tuple[str, ...], key: tuple[str, str, str]) -> None:
+    assert lab_admin.acl_resource_of(flags) == key
+
+
+def test_other_resource_flags_are_refused() -> None:
+    with pytest.raises(ValueError, match="--transactional-id x"):
+        lab_admin.acl_resource_of(("--transactional-id", "x"))
+
+
+@pytest.mark.parametrize("name, constant", [("Read", "READ"), ("DescribeConfigs", "DESCRIBE_CONFIGS"),
+                                            ("IdempotentWrite", "IDEMPOTENT_WRITE"), ("All", "ALL")])
+def test_operation_names_become_kafka_constants(name: str, constant: str) -> None:
+    assert lab_admin.camel_to_constant(name) == constant
+
+
+def _dist(cache: Path, name: str) -> None:
+    (cache / "dist").mkdir(parents=True)
+    with tarfile.open(cache / "dist" / f"{name}.tgz", "w:gz") as archive:
+        jar = f"{name}/libs/kafka-clients.jar"
+        info = tarfile.TarInfo(jar)
+        info.size = 3
+        archive.addfile(info, io.BytesIO(b"jar"))
+
+
+def test_client_jars_are_unpacked_once_beside_the_tarball(tmp_path: Path) -> None:
+    _dist(tmp_path, "kafka_2.13-9.9.9")
+    home = lab_admin.client_libs("kafka_2.13-9.9.9", tmp_path)
+    assert home == tmp_path / "clients" / "kafka_2.13-9.9.9"
+    assert (home / "libs" / "kafka-clients.jar").read_bytes() == b"jar"
+    (tmp_path / "dist" / "kafka_2.13-9.9.9.tgz").unlink()
+    assert lab_admin.client_libs("kafka_2.13-9.9.9", tmp_path) == home
+    assert [path.name for path in (tmp_path / "clients").iterdir()] == ["kafka_2.13-9.9.9"]
+
+
+def test_no_distribution_says_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="make setup"):
+        lab_admin.client_libs("kafka_2.13-9.9.9", tmp_path)
+
+
+class FakeJavaError(Py4JError):
+    pass
+
+
+@pytest.fixture
+def admin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> lab_admin.LabAdmin:
+    fake = lab_admin.LabAdmin("kafka-dr-lab", lambda host: {"bootstrap.servers": f"{host}:9092"}, tmp_path / "hosts")
+    monkeypatch.setattr(fake, "_admin", lambda host: f"admin of {host}")
+    monkeypatch.setattr(fake, "forget", lambda host: None)
+    monkeypatch.setattr(lab_admin, "java_message", lambda error: f"TimeoutException: {error}")
+    return fake
+
+
+def test_a_call_is_tried_again_when_the_lab_addresses_changed(
+        admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: True)
+    outcomes: list[Any] = [FakeJavaError("no answer"), "topics"]
+
+    def work(client: str) -> str:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return f"{outcome} from {client}"
+
+    assert admin.call("src-kafka-1", "list topics", work) == "topics from admin of src-kafka-1"
+
+
+def test_a_failure_with_the_same_addresses_names_the_broker_and_the_action(
+        admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: False)
+    calls: list[str] = []
+
+    def work(client: str) -> None:
+        calls.append(client)
+        raise FakeJavaError("no answer")
+
+    with pytest.raises(RuntimeError, match=r"^list topics on src-kafka-1: TimeoutException: no answer$"):
+        admin.call("src-kafka-1", "list topics", work)
+    assert len(calls) == 1
