@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+import yaml
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaJvm, java_message
 
 try:
@@ -32,16 +33,23 @@ except ImportError:  # the venv has py4j (pyspark's); without it, the first use 
     Py4JError = Exception  # type: ignore[misc,assignment]
 
 KAFKA_CACHE = Path(os.environ.get("KAFKA_DR_CACHE", Path.home() / ".cache" / "kafka-dr"))
-KAFKA_DIST_NAME = os.environ.get("KAFKA_DR_CLIENT_DIST", "kafka_2.13-4.3.1")
+INSTALL_DEFAULTS = Path(__file__).resolve().parents[2] / "roles" / "kafka_install" / "defaults" / "main.yml"
 # Answers within these bounds, or an error: a probe of a broker that is still starting is asked again.
 REQUEST_TIMEOUT_MS = 10000
 API_TIMEOUT_MS = 20000
 PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z ]+)-----.*?-----END \1-----", re.DOTALL)
 
 
-def client_libs(dist_name: str = KAFKA_DIST_NAME, cache: Path = KAFKA_CACHE) -> Path:
+def default_dist_name(defaults: Path = INSTALL_DEFAULTS) -> str:
+    """The distribution the lab installs by default (role kafka_install's defaults), e.g. kafka_2.13-4.3.1."""
+    settings = yaml.safe_load(defaults.read_text(encoding="utf-8"))
+    return f"kafka_{settings['kafka_install_scala_version']}-{settings['kafka_install_version']}"
+
+
+def client_libs(dist_name: str = "", cache: Path = KAFKA_CACHE) -> Path:
     """The Kafka home of the distribution `make setup` assembled (its tarball in the cache),
-    unpacked once beside it."""
+    unpacked once beside it; the lab's default release unless named."""
+    dist_name = dist_name or default_dist_name()
     home = cache / "clients" / dist_name
     if (home / "libs").is_dir():
         return home

@@ -100,6 +100,13 @@ def test_client_jars_are_unpacked_once_beside_the_tarball(tmp_path: Path) -> Non
     assert [path.name for path in (tmp_path / "clients").iterdir()] == ["kafka_2.13-9.9.9"]
 
 
+def test_the_client_jars_are_those_of_the_release_the_lab_installs(tmp_path: Path) -> None:
+    defaults = tmp_path / "main.yml"
+    defaults.write_text('kafka_install_version: "4.3.1"\nkafka_install_scala_version: "2.13"\n')
+    assert lab_admin.default_dist_name(defaults) == "kafka_2.13-4.3.1"
+    assert lab_admin.default_dist_name().startswith("kafka_2.13-")
+
+
 def test_no_distribution_says_how_to_get_one(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="make setup"):
         lab_admin.client_libs("kafka_2.13-9.9.9", tmp_path)
