@@ -161,8 +161,6 @@ LAB_STATE_DIR = {"ha": ".lab-ha", "krb": ".lab-krb"}.get(LAB_SHAPE, ".lab")
 LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
-GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
-OFFSET_SHELL = "org.apache.kafka.tools.GetOffsetShell"
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 
 Polled = TypeVar("Polled")
@@ -172,7 +170,7 @@ class Deadline(AssertionError):
     """A polled condition did not hold before its deadline."""
 
 
-# Most probes start a JVM tool (one to three CPU-seconds on the lab): the pause between them
+# Some probes still start a JVM tool (a CPU-second or more on the lab): the pause between them
 # grows by half each time up to this, so a long wait does not keep a core busy polling.
 MAX_POLL_INTERVAL = 8.0
 
@@ -302,7 +300,7 @@ def delete_group(host: str, group: str) -> None:
         pass  # already gone, or never created on this cluster
 
 
-# ---- Kafka Connect REST, from inside a worker (the controller cannot resolve the workers) ----
+# ---- Kafka Connect REST, from the test process over HTTPS ----
 
 # The key of the MM2 secret file per SCRAM mechanism (lab_mm2_password_keys of the inventory).
 MM2_PASSWORD_KEYS = {"SCRAM-SHA-512": "sasl.password", "SCRAM-SHA-256": "sasl.password.sha256"}
