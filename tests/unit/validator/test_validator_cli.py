@@ -7,7 +7,8 @@ import json
 import pytest
 
 from validator_helpers import BASE_TS_MS, record
-from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, build_parser, config_from_args, main
+from mm2_validator.cli import (EXIT_FAIL, EXIT_PASS, EXIT_USAGE, build_parser, config_from_args,
+                               default_shuffle_partitions, main)
 from mm2_validator.kafka_io import KafkaAccessError
 from mm2_validator.mm2_records import (
     Checkpoint,
@@ -300,3 +301,26 @@ def test_bad_verdict_and_window_options_are_usage_errors_before_spark(extra, mes
 
     assert main([*BASE_ARGS, *extra], spark_factory=no_spark) == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+class FakeSession:
+    """What default_shuffle_partitions reads and sets of a SparkSession."""
+
+    def __init__(self, cores, named):
+        self.settings = dict(named)
+        context_conf = type("Conf", (), {"contains": lambda _self, key: key in named})()
+        self.sparkContext = type("Context", (), {"defaultParallelism": cores, "getConf": lambda _self: context_conf})()
+        self.conf = type("RuntimeConf", (), {"set": lambda _self, key, value: self.settings.__setitem__(key, value)})()
+
+
+@pytest.mark.parametrize("cores, expected", [(1, "2"), (2, "4"), (16, "32")])
+def test_shuffle_partitions_follow_the_cores_the_job_has(cores, expected):
+    session = FakeSession(cores, {})
+    default_shuffle_partitions(session)
+    assert session.settings == {"spark.sql.shuffle.partitions": expected}
+
+
+def test_shuffle_partitions_the_settings_name_are_kept():
+    session = FakeSession(16, {"spark.sql.shuffle.partitions": "400"})
+    default_shuffle_partitions(session)
+    assert session.settings == {"spark.sql.shuffle.partitions": "400"}

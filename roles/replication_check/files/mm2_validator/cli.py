@@ -303,6 +303,25 @@ def spark_settings(args: argparse.Namespace) -> dict[str, str]:
     return settings
 
 
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+
+
+def shuffle_partitions(cores: int) -> int:
+    """Two shuffle partitions per core: every core stays busy. Spark's default (200) suits one
+    big query; a validation runs a dozen shuffles per topic (windows, joins, aggregations), and
+    each shuffle partition is a task to launch, so on small topics the tasks cost far more than
+    the comparison."""
+    return max(2, 2 * cores)
+
+
+def default_shuffle_partitions(spark) -> None:  # spark: SparkSession
+    """Shuffle partitions from the cores the job has, unless the job's settings (--spark-conf,
+    spark-defaults.conf, spark-submit --conf) name them."""
+    context = spark.sparkContext
+    if not context.getConf().contains(SHUFFLE_PARTITIONS):
+        spark.conf.set(SHUFFLE_PARTITIONS, str(shuffle_partitions(context.defaultParallelism)))
+
+
 def build_spark(master: Optional[str], jars: Sequence[str], settings: dict[str, str]):  # -> SparkSession
     from pyspark.sql import SparkSession
 
@@ -316,6 +335,7 @@ def build_spark(master: Optional[str], jars: Sequence[str], settings: dict[str, 
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
+    default_shuffle_partitions(spark)
     return spark
 
 
