@@ -109,6 +109,21 @@ def create_topic(host: str, topic: str, partitions: int, *configs: str) -> None:
     admin().create_topic(host, topic, partitions, settings)
 
 
+ExactRecord = lab_admin.ExactRecord
+
+
+def write_exact(host: str, topic: str, records: list[ExactRecord]) -> None:
+    """Write records with the partition, timestamp and binary key, value and headers each names
+    (what the console producer cannot set), from this process's JVM."""
+    admin().write_exact(host, topic, records)
+
+
+def read_partition(host: str, topic: str, partition: int = 0, start: int = 0) -> list[tuple[bytes, bytes | None]]:
+    """Keys and values of a partition from offset `start` to its current end (binary, such as
+    MM2's internal records)."""
+    return admin().read_partition(host, topic, partition, start)
+
+
 def produce(host: str, topic: str, records: list[Record]) -> None:
     """Produce with the console producer: headers, key and value per line (tab separated).
 
@@ -607,15 +622,6 @@ def delete_mirrored_topics(source_host: str, topics: list[str], target_host: str
     wait_until(lambda: not topics_assigned_to(connector) & set(topics), timeout,
                f"{connector} to stop mirroring {', '.join(topics)}")
     delete_topics(target_host, *remote_topics)
-
-
-def kafka_run_bytes(host: str, main_class: str, *args: str, timeout: int = 180) -> bytes:
-    """kafka_run for output that is not text (binary keys and values of MM2's internal records)."""
-    command = ["docker", "exec", host, KAFKA_RUN, main_class, *admin_args(host, args)]
-    done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{main_class} on {host} exited {done.returncode}: {done.stderr[-2000:]!r}")
-    return done.stdout
 
 
 ACL_COMMAND = "org.apache.kafka.tools.AclCommand"

@@ -21,6 +21,8 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
@@ -121,6 +123,17 @@ def camel_to_constant(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).upper()
 
 
+@dataclass(frozen=True)
+class ExactRecord:
+    """A record as written byte for byte: key, value and header values may be None."""
+
+    partition: int
+    key: Optional[bytes]
+    value: Optional[bytes]
+    headers: tuple[tuple[str, Optional[bytes]], ...]
+    timestamp: int
+
+
 AclResource = tuple[str, str, str]  # (resource type, name, pattern type), e.g. ("TOPIC", "x", "LITERAL")
 
 
@@ -219,15 +232,15 @@ class LabAdmin:
             except Py4JError:
                 pass
 
-    def call(self, host: str, action: str, work: Callable[[Any], Any]) -> Any:
+    def call(self, host: str, action: str, work: Callable[[Any], Any], again: bool = True) -> Any:
         """work(admin) for a broker; a Kafka error becomes a RuntimeError naming the broker and
         the action. When the lab's addresses changed meanwhile (a container restarted), the call
-        is made once more with a new client."""
+        is made once more with a new client, unless `again` is false (a write that may have landed)."""
         for attempt in (1, 2):
             try:
                 return work(self._admin(host))
             except Py4JError as exc:
-                if attempt == 1 and self._refresh_hosts():
+                if again and attempt == 1 and self._refresh_hosts():
                     self.forget(host)
                     continue
                 raise RuntimeError(f"{action} on {host}: {java_message(exc)}") from None
@@ -360,6 +373,72 @@ class LabAdmin:
             acl.AccessControlEntryFilter.ANY) for kind, name, pattern_type in resources]
         if filters:
             self.call(host, "remove ACLs", lambda admin: admin.deleteAcls(filters).all().get())
+
+    def write_exact(self, host: str, topic: str, records: list[ExactRecord]) -> None:
+        """Records with the partition, key, value, headers and timestamp each one names, acknowledged
+        by every replica (the console producer sets neither the timestamp nor binary data)."""
+        def send_all(_admin: Any) -> None:
+            producer = self._producer(host)
+            try:
+                java_long, java_int = self.jvm.java.lang.Long, self.jvm.java.lang.Integer
+                producer_classes = self.jvm.org.apache.kafka.clients.producer
+                header_class = self.jvm.org.apache.kafka.common.header.internals.RecordHeader
+                sent = [producer.send(producer_classes.ProducerRecord(
+                    topic, java_int(record.partition), java_long(record.timestamp), record.key, record.value,
+                    [header_class(name, value) for name, value in record.headers])) for record in records]
+                producer.flush()
+                for result in sent:
+                    result.get()
+            finally:
+                producer.close()
+        self.call(host, f"write {len(records)} records to {topic}", send_all, again=False)
+
+    def read_partition(self, host: str, topic: str, partition: int = 0,
+                       start: int = 0) -> list[tuple[bytes, Optional[bytes]]]:
+        """Keys and values of one partition, from offset `start` (its beginning by default) to
+        the end it had when asked."""
+        def read(_admin: Any) -> list[tuple[bytes, Optional[bytes]]]:
+            deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
+            settings = dict(self._settings_of(host), **{
+                "enable.auto.commit": "false", "allow.auto.create.topics": "false",
+                "key.deserializer": deserializer, "value.deserializer": deserializer,
+                "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
+                "client.id": f"itest-reader-{os.getpid()}"})
+            consumer = self.jvm.org.apache.kafka.clients.consumer.KafkaConsumer(self._kafka_jvm().properties(settings))
+            try:
+                return self._read_to_end(consumer, self.jvm.org.apache.kafka.common.TopicPartition(topic, partition),
+                                         start)
+            finally:
+                consumer.close()
+        return self.call(host, f"read {topic}-{partition}", read)
+
+    def _read_to_end(self, consumer: Any, partition: Any, start: int = 0) -> list[tuple[bytes, Optional[bytes]]]:
+        consumer.assign([partition])
+        if start > 0:
+            consumer.seek(partition, start)
+        else:
+            consumer.seekToBeginning([partition])
+        end = consumer.endOffsets([partition]).get(partition)
+        poll = self.jvm.java.time.Duration.ofMillis(500)
+        found: list[tuple[bytes, Optional[bytes]]] = []
+        deadline = time.monotonic() + API_TIMEOUT_MS / 1000
+        while consumer.position(partition) < end:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"read {len(found)} records of {partition.toString()} to offset {end} "
+                                   f"in {API_TIMEOUT_MS // 1000} s, stopped at {consumer.position(partition)}")
+            for record in consumer.poll(poll).records(partition):
+                value = record.value()
+                found.append((bytes(record.key()), None if value is None else bytes(value)))
+        return found
+
+    def _producer(self, host: str) -> Any:
+        serializer = "org.apache.kafka.common.serialization.ByteArraySerializer"
+        settings = dict(self._settings_of(host), **{
+            "acks": "all", "enable.idempotence": "true", "key.serializer": serializer, "value.serializer": serializer,
+            "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "delivery.timeout.ms": str(API_TIMEOUT_MS + REQUEST_TIMEOUT_MS),
+            "client.id": f"itest-writer-{os.getpid()}"})
+        kafka_jvm = self._kafka_jvm()
+        return kafka_jvm.jvm.org.apache.kafka.clients.producer.KafkaProducer(kafka_jvm.properties(settings))
 
     def set_scram(self, host: str, user: str, password: str, iterations: int = 8192) -> None:
         """A SCRAM-SHA-512 credential; the password travels only over the gateway's socket."""

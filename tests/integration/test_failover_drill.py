@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import time
 from pathlib import Path
@@ -116,9 +117,26 @@ def failover(mode: str, group: str, *options: str) -> tuple[lab.PlaybookRun, flo
     return run, started, report
 
 
+def newest_checkpoints(group: str) -> dict[str, int]:
+    """The newest upstream offset MM2 checkpointed for the group, per remote partition
+    ("<topic>-<partition>"). Key: group, topic (each a 2-byte length and UTF-8), partition (int32);
+    value: version (int16), upstream offset (int64), downstream offset (int64), metadata."""
+    newest: dict[str, int] = {}
+    for key, value in lab.read_partition(TARGET, f"{ALIAS}.checkpoints.internal"):
+        if value is None:
+            continue
+        group_length = struct.unpack(">h", key[:2])[0]
+        rest = key[2 + group_length:]
+        topic_length = struct.unpack(">h", rest[:2])[0]
+        if key[2:2 + group_length].decode() == group:
+            topic, partition = rest[2:2 + topic_length].decode(), struct.unpack(">i", rest[2 + topic_length:])[0]
+            newest[f"{topic}-{partition}"] = struct.unpack(">hqq", value[:18])[1]
+    return newest
+
+
 def wait_for_checkpoint(group: str, committed: dict[str, int]) -> None:
     def covered() -> bool | None:
-        newest = client("checkpoints", target_spec(topic=f"{ALIAS}.checkpoints.internal", group=group))["upstream"]
+        newest = newest_checkpoints(group)
         return all(newest.get(f"{REMOTE}-{partition}", -1) >= offset
                    for partition, offset in committed.items()) or None
     lab.wait_until(covered, 180, f"checkpoints of {group} to cover its commits", interval=3)

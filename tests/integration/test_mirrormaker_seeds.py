@@ -163,15 +163,9 @@ def total_records(host: str, topic: str) -> int:
 
 
 def keys_since(host: str, topic: str, offset: int) -> bytes:
-    """Keys of partition 0 from `offset` to its current end, as the console consumer prints them
-    (MM2's heartbeat keys are binary: the two cluster aliases, each after a 2-byte length)."""
-    end = lab.end_offsets(host, topic).get(0, 0)
-    if end <= offset:
-        return b""
-    return lab.kafka_run_bytes(host, lab.CONSOLE_CONSUMER, "--bootstrap-server", lab.bootstrap(host), "--topic", topic,
-                               "--partition", "0", "--offset", str(offset), "--max-messages", str(end - offset),
-                               "--timeout-ms", "60000", "--formatter-property", "print.key=true",
-                               "--formatter-property", "print.value=false")
+    """Keys of partition 0 from `offset` to its current end, one per line (MM2's heartbeat keys
+    are binary: the two cluster aliases, each after a 2-byte length)."""
+    return b"\n".join(key for key, _value in lab.read_partition(host, topic, 0, start=offset))
 
 
 def seed_records(tag: str) -> list[lab.Record]:

@@ -35,14 +35,21 @@ def deployed_configs() -> dict[str, dict[str, str] | None]:
 
 
 @pytest.fixture(scope="module")
-def deployed(lab_brokers: tuple[str, str]) -> dict[str, dict[str, str] | None]:
+def first_run(lab_brokers: tuple[str, str]) -> lab.PlaybookRun:
     run = lab.run_playbook(PLAYBOOK)
     assert run.returncode == 0, run.output[-4000:]
+    return run
+
+
+@pytest.fixture(scope="module")
+def deployed(first_run: lab.PlaybookRun) -> dict[str, dict[str, str] | None]:
     return deployed_configs()
 
 
-def test_second_run_changes_nothing(deployed: dict[str, Any]) -> None:
-    run = lab.run_playbook(PLAYBOOK)
+def test_second_run_changes_nothing(first_run: lab.PlaybookRun) -> None:
+    # On a lab that site.yml deployed, the first run is already a second one; after a run that
+    # had to converge (another test changed the flows), one more run must change nothing.
+    run = first_run if first_run.changed() == 0 else lab.run_playbook(PLAYBOOK)
     assert run.returncode == 0, run.output[-4000:]
     assert run.changed() == 0, run.recap()
 

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import secrets
 import struct
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-
-import pytest
+from collections.abc import Callable
 
 from tests.integration import ansible_run, lab
 
@@ -83,54 +79,19 @@ def checkpoint_record(group: str, topic: str, partition: int, upstream: int, dow
     return {"partition": 0, "key": key.hex(), "value": value.hex(), "headers": [], "timestamp": BASE_TIMESTAMP_MS}
 
 
-def copy_into_node(content: str, path: str) -> None:
-    # Through stdin: the node's /tmp is a tmpfs that `docker cp` cannot reach.
-    # Root-only: a writer spec holds a password.
-    subprocess.run(["docker", "exec", "-i", NODE, "sh", "-c", f"umask 077 && cat > {path}"], input=content, text=True,
-                   check=True)
+def as_exact(record: Record) -> lab.ExactRecord:
+    def raw(hex_text: str | None) -> bytes | None:
+        return None if hex_text is None else bytes.fromhex(hex_text)
+    return lab.ExactRecord(partition=record["partition"], key=raw(record["key"]), value=raw(record["value"]),
+                           headers=tuple((name, raw(value)) for name, value in record["headers"]),
+                           timestamp=record["timestamp"])
 
 
-def write(host: str, writer: dict[str, str], topics: list[dict]) -> None:
-    """Create the topics and write their records on a lab broker, as the test's SCRAM account over
-    SASL_SSL (the spec file, which holds its password, is root-only and removed afterwards)."""
-    spec_path = f"/var/tmp/kafka-writer-spec-{host}.json"
-    client = {**{key: value for key, value in lab.client_settings("", host).items() if key != "bootstrap.servers"},
-              "sasl.jaas.config": ('org.apache.kafka.common.security.scram.ScramLoginModule required '
-                                   f'username="{writer["name"]}" password="{writer["password"]}";')}
-    copy_into_node(json.dumps({"bootstrap": f"{host}:{lab.CLIENT_PORT}", "client": client, "topics": topics}), spec_path)
-    copy_into_node((Path(__file__).parent / "tools" / "kafka_writer.py").read_text(), "/var/tmp/kafka_writer.py")
-    try:
-        done = subprocess.run(["docker", "exec", NODE, JOB_PYTHON, "/var/tmp/kafka_writer.py", spec_path, JARS_GLOB],
-                              capture_output=True, text=True, check=False, timeout=300)
-    finally:
-        subprocess.run(["docker", "exec", NODE, "rm", "-f", spec_path], check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-
-
-@pytest.fixture(scope="module")
-def writer(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
-    """A SCRAM account on both lab clusters that may create and write the vfault-* topics (and
-    their src.vfault-* copies); removed with its ACLs afterwards."""
-    account = {"name": "itest-writer", "password": secrets.token_hex(16)}
-    grants = [lab.Grant(host, ("All",), ("--topic", prefix, "--resource-pattern-type", "prefixed"),
-                        principal=f"User:{account['name']}")
-              for host in lab.LAB_BROKERS for prefix in ("vfault-", "src.vfault-")]
-    for host in lab.LAB_BROKERS:
-        lab.set_scram_account(host, account["name"], account["password"])
-    try:
-        with lab.granted(grants):
-            yield account
-    finally:
-        for host in lab.LAB_BROKERS:
-            lab.delete_scram_account(host, account["name"])
-
-
-@pytest.fixture(scope="module")
-def validator_node(lab_brokers: tuple[str, str]) -> str:
-    """The task node with the job and its runtime, which the writer uses too. Each run of the job
-    installs it again under the validation lock, idempotently."""
-    install_validator()
-    return NODE
+def write(host: str, topics: list[dict]) -> None:
+    """Create the topics on a lab broker and write their records exactly as given."""
+    for topic in topics:
+        lab.create_topic(host, topic["name"], topic["partitions"])
+        lab.write_exact(host, topic["name"], [as_exact(record) for record in topic["records"]])
 
 
 def install_validator() -> None:
@@ -175,7 +136,7 @@ def run_job(report: str, *args: str) -> subprocess.CompletedProcess:
         capture_output=True, text=True, check=False, timeout=900)
 
 
-def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: str, writer: dict[str, str]) -> None:
+def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(lab_brokers: tuple[str, str]) -> None:
     run_id = int(time.time())
     source = source_records()
     source_topics, target_topics, expectations = [], [], {}
@@ -194,8 +155,8 @@ def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: st
         checkpoint_record("careful", clean_target, 0, upstream=20, downstream=20),
     ]})
     try:
-        write(lab.SOURCE_BROKER, writer, source_topics)
-        write(lab.TARGET_BROKER, writer, target_topics)
+        write(lab.SOURCE_BROKER, source_topics)
+        write(lab.TARGET_BROKER, target_topics)
 
         exit_code, report = run_validator("--topics", ",".join(expectations), "--groups", "skipper,careful",
                                           "--checkpoints-topic", checkpoints_topic, "--catchup-timeout", "10")
@@ -223,7 +184,7 @@ def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(validator_node: st
         lab.delete_topics(lab.TARGET_BROKER, *(topic["name"] for topic in target_topics))
 
 
-def test_real_replication_passes_through_the_playbook(validator_node: str) -> None:
+def test_real_replication_passes_through_the_playbook(lab_brokers: tuple[str, str]) -> None:
     topic = f"foo.vclean.{int(time.time())}"
     lab.create_topic(lab.SOURCE_BROKER, topic, 3)
     try:

@@ -8,8 +8,6 @@ every value a group consumed and where it stopped.
                               "start": 0, "count": 6000, "rate": 300, "prefix": "run1"}'
     drill_client.py consume '{"bootstrap": ..., "client": {...}, "topic": ..., "group": ...,
                               "max": 2500 or null (to the end), "timeout": 120}'
-    drill_client.py checkpoints '{"bootstrap": ..., "client": {...}, "topic": "<alias>.checkpoints.internal",
-                                  "group": ...}'  (newest upstream offset per remote partition)
 
 Client values may hold ${file:PATH:KEY} placeholders (the workers' secret files). Prints JSON.
 """
@@ -18,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import sys
 import time
 
@@ -124,39 +121,11 @@ def consume(jvm, spec: dict) -> dict:
             "committed": {str(partition): offset for (_topic, partition), offset in sorted(next_offsets.items())}}
 
 
-def checkpoints(jvm, spec: dict) -> dict:
-    deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
-    consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(properties(jvm, spec, {
-        "enable.auto.commit": "false", "key.deserializer": deserializer, "value.deserializer": deserializer,
-        "allow.auto.create.topics": "false"}))
-    partition = jvm.org.apache.kafka.common.TopicPartition(spec["topic"], 0)
-    consumer.assign([partition])
-    consumer.seekToBeginning([partition])
-    end = consumer.endOffsets([partition]).get(partition)
-    newest = {}
-    poll = jvm.java.time.Duration.ofMillis(500)
-    deadline = time.time() + 60
-    while consumer.position(partition) < end and time.time() < deadline:
-        for record in consumer.poll(poll).records(partition):
-            key, value = bytes(record.key()), record.value()
-            if value is None:
-                continue
-            group_length = struct.unpack(">h", key[:2])[0]
-            group = key[2:2 + group_length].decode()
-            rest = key[2 + group_length:]
-            topic_length = struct.unpack(">h", rest[:2])[0]
-            topic, remote_partition = rest[2:2 + topic_length].decode(), struct.unpack(">i", rest[2 + topic_length:])[0]
-            if group == spec["group"]:
-                newest["%s-%d" % (topic, remote_partition)] = struct.unpack(">hqq", bytes(value)[:18])[1]
-    consumer.close()
-    return {"upstream": newest}
-
-
 def main() -> None:
     command, spec = sys.argv[1], json.loads(sys.argv[2])
     java = gateway()
     try:
-        result = {"produce": produce, "consume": consume, "checkpoints": checkpoints}[command](java.jvm, spec)
+        result = {"produce": produce, "consume": consume}[command](java.jvm, spec)
     except Py4JJavaError as exc:
         sys.exit("%s failed: %s" % (command, exc.java_exception.toString()))
     finally:

@@ -3,14 +3,15 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the integration tests' Admin clients decide without a lab: the hosts file from the lab
 network, the broker's admin settings with their PEM files inline, AclCommand's resource flags and
-operation names, the client jars unpacked once, and one more try after the lab's addresses
-changed. The JVM and docker are faked."""
+operation names, the client jars unpacked once, one more try after the lab's addresses changed,
+and records written exactly as given. The JVM and docker are faked."""
 
 from __future__ import annotations
 
 import io
 import tarfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -151,3 +152,114 @@ def test_a_failure_with_the_same_addresses_names_the_broker_and_the_action(
     with pytest.raises(RuntimeError, match=r"^list topics on src-kafka-1: TimeoutException: no answer$"):
         admin.call("src-kafka-1", "list topics", work)
     assert len(calls) == 1
+
+
+class FakeProducer:
+    """Records what was sent; a send's result fails when its value is b"refused"."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple] = []
+        self.events: list[str] = []
+
+    def send(self, record: tuple) -> Any:
+        self.sent.append(record)
+        producer = self
+
+        class Result:
+            def get(self) -> None:
+                producer.events.append("get")
+                if record[4] == b"refused":
+                    raise FakeJavaError("not acknowledged")
+        return Result()
+
+    def flush(self) -> None:
+        self.events.append("flush")
+
+    def close(self) -> None:
+        self.events.append("close")
+
+
+@pytest.fixture
+def producer(admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> FakeProducer:
+    fake = FakeProducer()
+    jvm = SimpleNamespace(
+        java=SimpleNamespace(lang=SimpleNamespace(Long=lambda value: ("long", value), Integer=lambda value: ("int", value))),
+        org=SimpleNamespace(apache=SimpleNamespace(kafka=SimpleNamespace(
+            clients=SimpleNamespace(producer=SimpleNamespace(ProducerRecord=lambda *fields: fields)),
+            common=SimpleNamespace(header=SimpleNamespace(internals=SimpleNamespace(
+                RecordHeader=lambda name, value: (name, value))))))))
+    monkeypatch.setattr(lab_admin.LabAdmin, "jvm", property(lambda _self: jvm))
+    monkeypatch.setattr(admin, "_producer", lambda host: fake)
+    # A write that failed is not made again, even after the lab's addresses changed: it may have landed.
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: True)
+    return fake
+
+
+def test_exact_records_keep_partition_timestamp_and_binary_fields(
+        admin: lab_admin.LabAdmin, producer: FakeProducer) -> None:
+    records = [lab_admin.ExactRecord(1, None, b"\x00v", (("seq", b"\x01"), ("null", None)), 1700000000000),
+               lab_admin.ExactRecord(0, b"k", None, (), 1700000000001)]
+    admin.write_exact("src-kafka-1", "vfault-x", records)
+    assert producer.sent == [
+        ("vfault-x", ("int", 1), ("long", 1700000000000), None, b"\x00v", [("seq", b"\x01"), ("null", None)]),
+        ("vfault-x", ("int", 0), ("long", 1700000000001), b"k", None, [])]
+    # Every record is acknowledged before the producer closes.
+    assert producer.events == ["flush", "get", "get", "close"]
+
+
+def test_a_record_not_acknowledged_fails_the_write_and_closes_the_producer(
+        admin: lab_admin.LabAdmin, producer: FakeProducer) -> None:
+    records = [lab_admin.ExactRecord(0, b"k", b"refused", (), 1)]
+    with pytest.raises(RuntimeError, match=r"^write 1 records to vfault-x on dst-kafka-1: TimeoutException: not acknowledged$"):
+        admin.write_exact("dst-kafka-1", "vfault-x", records)
+    assert producer.events == ["flush", "get", "close"]
+
+
+class FakeConsumer:
+    """A partition of three records, returned two per poll; or one that never moves."""
+
+    def __init__(self, stuck: bool = False) -> None:
+        self.records = [SimpleNamespace(key=lambda: b"k0", value=lambda: b"v0"),
+                        SimpleNamespace(key=lambda: b"k1", value=lambda: None),
+                        SimpleNamespace(key=lambda: b"k2", value=lambda: b"v2")]
+        self.offset = 0
+        self.stuck = stuck
+
+    def assign(self, _partitions: list) -> None: ...
+
+    def seekToBeginning(self, _partitions: list) -> None: ...  # pylint: disable=invalid-name
+
+    def endOffsets(self, partitions: list) -> dict:  # pylint: disable=invalid-name
+        return {partitions[0]: len(self.records)}
+
+    def position(self, _partition: Any) -> int:
+        return self.offset
+
+    def poll(self, _timeout: Any) -> Any:
+        batch = [] if self.stuck else self.records[self.offset:self.offset + 2]
+        self.offset += len(batch)
+        return SimpleNamespace(records=lambda _partition: batch)
+
+
+def _reader(monkeypatch: pytest.MonkeyPatch) -> lab_admin.LabAdmin:
+    admin = lab_admin.LabAdmin("kafka-dr-lab", lambda host: {}, Path("/nonexistent"))
+    jvm = SimpleNamespace(java=SimpleNamespace(time=SimpleNamespace(Duration=SimpleNamespace(ofMillis=lambda ms: ms))))
+    monkeypatch.setattr(lab_admin.LabAdmin, "jvm", property(lambda _self: jvm))
+    return admin
+
+
+def test_a_partition_is_read_to_the_end_it_had_with_tombstones_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = _reader(monkeypatch)._read_to_end(FakeConsumer(), "checkpoints-0")  # pylint: disable=protected-access
+    assert records == [(b"k0", b"v0"), (b"k1", None), (b"k2", b"v2")]
+
+
+def test_a_partition_that_cannot_be_read_fails_after_the_api_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(lab_admin.time, "monotonic", lambda: next(clock))
+
+    class Partition:  # hashable, as a TopicPartition is
+        def toString(self) -> str:  # pylint: disable=invalid-name
+            return "checkpoints-0"
+    partition = Partition()
+    with pytest.raises(RuntimeError, match=r"^read 0 records of checkpoints-0 to offset 3 in 20 s, stopped at 0$"):
+        _reader(monkeypatch)._read_to_end(FakeConsumer(stuck=True), partition)  # pylint: disable=protected-access
