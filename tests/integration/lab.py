@@ -1,6 +1,6 @@
 """Access to the lab's real Kafka clusters from the test process: administration through Kafka's
 Admin client in a JVM of this process (lab_admin), records through the console tools by docker
-exec, the Connect REST API over HTTPS from here."""
+exec (exact and binary records through lab_admin too), the Connect REST API over HTTPS from here."""
 
 from __future__ import annotations
 

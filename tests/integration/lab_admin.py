@@ -3,7 +3,8 @@
 One JVM per test process (py4j, as the collection's failover module drives Kafka's clients)
 answers the questions the tests ask most, often in polling loops: topics, partitions, end
 offsets, configs, group offsets, ACLs, SCRAM accounts. A JVM tool started through docker exec
-for each of them cost a CPU-second or more.
+for each of them cost a CPU-second or more. It also writes records byte for byte (partition,
+timestamp, headers) and reads MM2's binary internal records, which the console tools cannot.
 
 The JVM runs on this machine with the client jars of the lab's Kafka distribution. It reaches
 the brokers by their names, as the tools inside the lab do: the names resolve through a hosts
@@ -395,8 +396,8 @@ class LabAdmin:
 
     def read_partition(self, host: str, topic: str, partition: int = 0,
                        start: int = 0) -> list[tuple[bytes, Optional[bytes]]]:
-        """Keys and values of one partition, from offset `start` (its beginning by default) to
-        the end it had when asked."""
+        """Keys (empty when null) and values of one partition, from offset `start` (its beginning
+        by default) to the end it had when asked."""
         def read(_admin: Any) -> list[tuple[bytes, Optional[bytes]]]:
             deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
             settings = dict(self._settings_of(host), **{
@@ -427,8 +428,8 @@ class LabAdmin:
                 raise RuntimeError(f"read {len(found)} records of {partition.toString()} to offset {end} "
                                    f"in {API_TIMEOUT_MS // 1000} s, stopped at {consumer.position(partition)}")
             for record in consumer.poll(poll).records(partition):
-                value = record.value()
-                found.append((bytes(record.key()), None if value is None else bytes(value)))
+                key, value = record.key(), record.value()
+                found.append((b"" if key is None else bytes(key), None if value is None else bytes(value)))
         return found
 
     def _producer(self, host: str) -> Any:

@@ -221,7 +221,7 @@ class FakeConsumer:
     def __init__(self, stuck: bool = False) -> None:
         self.records = [SimpleNamespace(key=lambda: b"k0", value=lambda: b"v0"),
                         SimpleNamespace(key=lambda: b"k1", value=lambda: None),
-                        SimpleNamespace(key=lambda: b"k2", value=lambda: b"v2")]
+                        SimpleNamespace(key=lambda: None, value=lambda: b"v2")]
         self.offset = 0
         self.stuck = stuck
 
@@ -248,9 +248,9 @@ def _reader(monkeypatch: pytest.MonkeyPatch) -> lab_admin.LabAdmin:
     return admin
 
 
-def test_a_partition_is_read_to_the_end_it_had_with_tombstones_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_partition_is_read_to_the_end_it_had_with_tombstones_and_null_keys_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     records = _reader(monkeypatch)._read_to_end(FakeConsumer(), "checkpoints-0")  # pylint: disable=protected-access
-    assert records == [(b"k0", b"v0"), (b"k1", None), (b"k2", b"v2")]
+    assert records == [(b"k0", b"v0"), (b"k1", None), (b"", b"v2")]
 
 
 def test_a_partition_that_cannot_be_read_fails_after_the_api_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
