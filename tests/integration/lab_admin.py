@@ -205,13 +205,15 @@ class LabAdmin:
         if host not in self._admins:
             if not self._known(host):
                 self._refresh_hosts()
-            settings = dict(self._settings_of(host), **{
-                "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
-                "client.id": f"itest-admin-{os.getpid()}"})
-            kafka_jvm = self._kafka_jvm()
-            self._admins[host] = kafka_jvm.jvm.org.apache.kafka.clients.admin.Admin.create(
-                kafka_jvm.properties(settings))
+            self._admins[host] = self.jvm.org.apache.kafka.clients.admin.Admin.create(self._client_settings(host, "admin"))
         return self._admins[host]
+
+    def _client_settings(self, host: str, role: str, **extra: str) -> Any:
+        """A broker's settings for one of this process's clients, with bounded waits."""
+        settings = dict(self._settings_of(host), **{
+            "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
+            "client.id": f"itest-{role}-{os.getpid()}"}, **extra)
+        return self._kafka_jvm().properties(settings)
 
     def _map(self, pairs: Iterable[tuple[Any, Any]]) -> Any:
         """A java.util.HashMap (keys that are Java objects stay on the Java side)."""
@@ -400,12 +402,9 @@ class LabAdmin:
         by default) to the end it had when asked."""
         def read(_admin: Any) -> list[tuple[bytes, Optional[bytes]]]:
             deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
-            settings = dict(self._settings_of(host), **{
-                "enable.auto.commit": "false", "allow.auto.create.topics": "false",
-                "key.deserializer": deserializer, "value.deserializer": deserializer,
-                "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
-                "client.id": f"itest-reader-{os.getpid()}"})
-            consumer = self.jvm.org.apache.kafka.clients.consumer.KafkaConsumer(self._kafka_jvm().properties(settings))
+            consumer = self.jvm.org.apache.kafka.clients.consumer.KafkaConsumer(self._client_settings(
+                host, "reader", **{"enable.auto.commit": "false", "allow.auto.create.topics": "false",
+                                   "key.deserializer": deserializer, "value.deserializer": deserializer}))
             try:
                 return self._read_to_end(consumer, self.jvm.org.apache.kafka.common.TopicPartition(topic, partition),
                                          start)
@@ -434,12 +433,10 @@ class LabAdmin:
 
     def _producer(self, host: str) -> Any:
         serializer = "org.apache.kafka.common.serialization.ByteArraySerializer"
-        settings = dict(self._settings_of(host), **{
-            "acks": "all", "enable.idempotence": "true", "key.serializer": serializer, "value.serializer": serializer,
-            "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "delivery.timeout.ms": str(API_TIMEOUT_MS + REQUEST_TIMEOUT_MS),
-            "client.id": f"itest-writer-{os.getpid()}"})
-        kafka_jvm = self._kafka_jvm()
-        return kafka_jvm.jvm.org.apache.kafka.clients.producer.KafkaProducer(kafka_jvm.properties(settings))
+        return self.jvm.org.apache.kafka.clients.producer.KafkaProducer(self._client_settings(
+            host, "writer", **{"acks": "all", "enable.idempotence": "true", "key.serializer": serializer,
+                               "value.serializer": serializer,
+                               "delivery.timeout.ms": str(API_TIMEOUT_MS + REQUEST_TIMEOUT_MS)}))
 
     def set_scram(self, host: str, user: str, password: str, iterations: int = 8192) -> None:
         """A SCRAM-SHA-512 credential; the password travels only over the gateway's socket."""

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import subprocess
 import time
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import decode_checkpoint
 
 from tests.integration import lab
 
@@ -119,18 +119,12 @@ def failover(mode: str, group: str, *options: str) -> tuple[lab.PlaybookRun, flo
 
 def newest_checkpoints(group: str) -> dict[str, int]:
     """The newest upstream offset MM2 checkpointed for the group, per remote partition
-    ("<topic>-<partition>"). Key: group, topic (each a 2-byte length and UTF-8), partition (int32);
-    value: version (int16), upstream offset (int64), downstream offset (int64), metadata."""
+    ("<topic>-<partition>"), decoded as module mm2_failover decodes checkpoints."""
     newest: dict[str, int] = {}
     for key, value in lab.read_partition(TARGET, f"{ALIAS}.checkpoints.internal"):
-        if value is None:
-            continue
-        group_length = struct.unpack(">h", key[:2])[0]
-        rest = key[2 + group_length:]
-        topic_length = struct.unpack(">h", rest[:2])[0]
-        if key[2:2 + group_length].decode() == group:
-            topic, partition = rest[2:2 + topic_length].decode(), struct.unpack(">i", rest[2 + topic_length:])[0]
-            newest[f"{topic}-{partition}"] = struct.unpack(">hqq", value[:18])[1]
+        checkpoint = decode_checkpoint(key, value, 0)
+        if checkpoint is not None and checkpoint.group == group:
+            newest[f"{checkpoint.topic}-{checkpoint.partition}"] = checkpoint.upstream
     return newest
 
 
