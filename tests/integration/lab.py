@@ -1,6 +1,7 @@
 """Access to the lab's real Kafka clusters from the test process: administration through Kafka's
-Admin client in a JVM of this process (lab_admin), records through the console tools by docker
-exec (exact and binary records through lab_admin too), the Connect REST API over HTTPS from here."""
+Admin client and records through the console producer's line reader, the console consumer and
+exact binary reads and writes, all in a JVM of this process (lab_admin); the Connect REST API
+over HTTPS from here."""
 
 from __future__ import annotations
 
@@ -125,7 +126,8 @@ def read_partition(host: str, topic: str, partition: int = 0, start: int = 0) ->
 
 
 def produce(host: str, topic: str, records: list[Record]) -> None:
-    """Produce with the console producer: headers, key and value per line (tab separated).
+    """Write records as the console producer reads them (headers, key and value per line, tab
+    separated), from this process's JVM, each acknowledged by every replica.
 
     The partition of each record is chosen by the key's hash; the field is ignored here.
     """
@@ -133,21 +135,16 @@ def produce(host: str, topic: str, records: list[Record]) -> None:
     for record in records:
         headers = ",".join(f"{name}:{value}" for name, value in record.headers)
         lines.append(f"{headers}\t{record.key}\t{record.value}")
-    kafka_run(host, "org.apache.kafka.tools.ConsoleProducer",
-              "--bootstrap-server", bootstrap(host), "--topic", topic,
-              "--reader-property", "parse.key=true", "--reader-property", "parse.headers=true",
-              "--producer-property", "acks=all", "--producer-property", "linger.ms=20",
-              stdin="\n".join(lines) + "\n")
+    admin().produce_lines(host, topic, "\n".join(lines) + "\n")
 
 
 def consume_all(host: str, topic: str, expected: int, timeout_ms: int = 60000) -> list[Record]:
-    """Read a topic from the beginning with the console consumer, printing partition, headers and key."""
-    output = kafka_run(host, "org.apache.kafka.tools.consumer.ConsoleConsumer",
-                       "--bootstrap-server", bootstrap(host), "--topic", topic,
-                       "--from-beginning", "--max-messages", str(expected),
-                       "--timeout-ms", str(timeout_ms),
-                       "--formatter-property", "print.partition=true", "--formatter-property", "print.headers=true",
-                       "--formatter-property", "print.key=true")
+    """Read a topic from the beginning with the console consumer (in this process's JVM), printing
+    partition, headers and key."""
+    output = admin().console_consume(host, [
+        "--topic", topic, "--from-beginning", "--max-messages", str(expected), "--timeout-ms", str(timeout_ms),
+        "--formatter-property", "print.partition=true", "--formatter-property", "print.headers=true",
+        "--formatter-property", "print.key=true"])
     return [parse_consumer_line(line) for line in output.splitlines() if line.strip()]
 
 
@@ -250,7 +247,7 @@ def parse_timed_line(line: str) -> TimedRecord:
 def consume_timed(host: str, topic: str, expected: int, group: Optional[str] = None,
                   from_beginning: bool = True, timeout_ms: int = 120000) -> list[TimedRecord]:
     """Read `expected` records with timestamps, partitions and offsets (committing them when a group is given)."""
-    args = ["--bootstrap-server", bootstrap(host), "--topic", topic, "--max-messages", str(expected),
+    args = ["--topic", topic, "--max-messages", str(expected),
             "--timeout-ms", str(timeout_ms),
             "--formatter-property", "print.timestamp=true", "--formatter-property", "print.partition=true",
             "--formatter-property", "print.offset=true", "--formatter-property", "print.headers=true",
@@ -260,7 +257,7 @@ def consume_timed(host: str, topic: str, expected: int, group: Optional[str] = N
     if group:
         args += ["--group", group, "--command-property", "enable.auto.commit=true",
                  "--command-property", "auto.offset.reset=earliest"]
-    output = kafka_run(host, CONSOLE_CONSUMER, *args, timeout=timeout_ms // 1000 + 120)
+    output = admin().console_consume(host, args)
     return [parse_timed_line(line) for line in output.splitlines() if line.startswith("CreateTime:")]
 
 

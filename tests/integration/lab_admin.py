@@ -4,7 +4,9 @@ One JVM per test process (py4j, as the collection's failover module drives Kafka
 answers the questions the tests ask most, often in polling loops: topics, partitions, end
 offsets, configs, group offsets, ACLs, SCRAM accounts. A JVM tool started through docker exec
 for each of them cost a CPU-second or more. It also writes records byte for byte (partition,
-timestamp, headers) and reads MM2's binary internal records, which the console tools cannot.
+timestamp, headers) and reads MM2's binary internal records, which the console tools cannot,
+and runs the console producer's line reader and the console consumer itself, with the same
+options and output as the tools the tests started in the lab before.
 
 The JVM runs on this machine with the client jars of the lab's Kafka distribution. It reaches
 the brokers by their names, as the tools inside the lab do: the names resolve through a hosts
@@ -395,6 +397,57 @@ class LabAdmin:
             finally:
                 producer.close()
         self.call(host, f"write {len(records)} records to {topic}", send_all, again=False)
+
+    def produce_lines(self, host: str, topic: str, text: str) -> None:
+        """Records as the console producer reads them (LineMessageReader, parsing keys and headers:
+        headers, key and value per line, tab separated; the partition from the key's hash), each
+        acknowledged by every replica."""
+        def send_all(_admin: Any) -> None:
+            reader = self.jvm.org.apache.kafka.tools.LineMessageReader()
+            reader.configure(self._map({"topic": topic, "parse.key": "true", "parse.headers": "true"}.items()))
+            producer = self._producer(host)
+            try:
+                sent = [producer.send(record) for record in reader.readRecords(
+                    self.jvm.java.io.ByteArrayInputStream(text.encode("utf-8")))]
+                producer.flush()
+                for result in sent:
+                    result.get()
+            finally:
+                producer.close()
+                reader.close()
+        self.call(host, f"write records to {topic}", send_all, again=False)
+
+    def console_consume(self, host: str, options: list[str]) -> str:
+        """What the console consumer prints with these options (topic, group, limits, formatter),
+        run in this JVM with this process's settings for the broker instead of a tool started in
+        the lab. It ends as the tool does: after --max-messages, or --timeout-ms without a record."""
+        settings = dict(self._settings_of(host), **{
+            "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
+            "client.id": f"itest-consumer-{os.getpid()}"})
+        args = ["--bootstrap-server", settings.pop("bootstrap.servers"), *options]
+        for key, value in settings.items():
+            args += ["--command-property", f"{key}={value}"]
+
+        def consume(_admin: Any) -> str:
+            system, printed = self.jvm.java.lang.System, self.jvm.java.io.ByteArrayOutputStream()
+            console_classes = self.jvm.org.apache.kafka.tools.consumer
+            parsed = console_classes.ConsoleConsumerOptions(self._string_array(args))
+            # The tool prints to System.out: this JVM's, for the time of the run (one test at a
+            # time uses it).
+            stdout = system.out
+            system.setOut(self.jvm.java.io.PrintStream(printed, True, "UTF-8"))
+            try:
+                console_classes.ConsoleConsumer.run(parsed)
+            finally:
+                system.setOut(stdout)
+            return printed.toString("UTF-8")
+        return self.call(host, f"consume {' '.join(options)}", consume)
+
+    def _string_array(self, values: list[str]) -> Any:
+        array = self._kafka_jvm().gateway.new_array(self.jvm.java.lang.String, len(values))
+        for index, value in enumerate(values):
+            array[index] = value
+        return array
 
     def read_partition(self, host: str, topic: str, partition: int = 0,
                        start: int = 0) -> list[tuple[bytes, Optional[bytes]]]:

@@ -4,7 +4,8 @@
 """What the integration tests' Admin clients decide without a lab: the hosts file from the lab
 network, the broker's admin settings with their PEM files inline, AclCommand's resource flags and
 operation names, the client jars unpacked once, one more try after the lab's addresses changed,
-and records written exactly as given. The JVM and docker are faked."""
+records written exactly as given, console lines written and acknowledged, and the console consumer
+run with this process's settings. The JVM and docker are faked."""
 
 from __future__ import annotations
 
@@ -263,3 +264,103 @@ def test_a_partition_that_cannot_be_read_fails_after_the_api_timeout(monkeypatch
     partition = Partition()
     with pytest.raises(RuntimeError, match=r"^read 0 records of checkpoints-0 to offset 3 in 20 s, stopped at 0$"):
         _reader(monkeypatch)._read_to_end(FakeConsumer(stuck=True), partition)  # pylint: disable=protected-access
+
+
+class FakeLineReader:
+    """Kafka's LineMessageReader as the tests use it: one record per line, the value last."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+        self.settings: dict[str, str] = {}
+
+    def configure(self, settings: dict[str, str]) -> None:
+        self.settings = settings
+
+    def readRecords(self, stream: bytes) -> list[tuple]:  # pylint: disable=invalid-name
+        return [(self.settings["topic"], None, None, None, line.rsplit("\t", 1)[1].encode(), [])
+                for line in stream.decode().splitlines()]
+
+    def close(self) -> None:
+        self.events.append("reader closed")
+
+
+@pytest.fixture
+def line_producer(admin: lab_admin.LabAdmin, producer: FakeProducer, monkeypatch: pytest.MonkeyPatch) -> FakeProducer:
+    jvm = SimpleNamespace(
+        java=SimpleNamespace(util=SimpleNamespace(HashMap=dict), io=SimpleNamespace(ByteArrayInputStream=bytes)),
+        org=SimpleNamespace(apache=SimpleNamespace(kafka=SimpleNamespace(
+            tools=SimpleNamespace(LineMessageReader=lambda: FakeLineReader(producer.events))))))
+    monkeypatch.setattr(lab_admin.LabAdmin, "jvm", property(lambda _self: jvm))
+    monkeypatch.setattr(admin, "_map", dict)
+    return producer
+
+
+def test_console_lines_are_parsed_with_keys_and_headers_and_each_record_acknowledged(
+        admin: lab_admin.LabAdmin, line_producer: FakeProducer) -> None:
+    admin.produce_lines("src-kafka-1", "orders", "n:1\tk1\tfirst\nn:2\tk2\tsecond\n")
+    assert [record[4] for record in line_producer.sent] == [b"first", b"second"]
+    # Every record is acknowledged before the producer closes.
+    assert line_producer.events == ["flush", "get", "get", "close", "reader closed"]
+
+
+def test_a_console_line_not_acknowledged_fails_once_and_closes_the_producer(
+        admin: lab_admin.LabAdmin, line_producer: FakeProducer) -> None:
+    with pytest.raises(RuntimeError, match=r"^write records to orders on dst-kafka-1: TimeoutException: not acknowledged$"):
+        admin.produce_lines("dst-kafka-1", "orders", "\tk\trefused\n")
+    assert len(line_producer.sent) == 1
+    assert line_producer.events == ["flush", "get", "close", "reader closed"]
+
+
+class FakeSystem:
+    def __init__(self) -> None:
+        self.out: Any = "the JVM's stdout"
+
+    def setOut(self, stream: Any) -> None:  # pylint: disable=invalid-name
+        self.out = stream
+
+
+def _console(admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> tuple[FakeSystem, list]:
+    system, parsed_args = FakeSystem(), []
+
+    class Printed:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def toString(self, _charset: str) -> str:  # pylint: disable=invalid-name
+            return self.text
+
+    def run(_options: Any) -> None:
+        system.out.text += "Partition:0\tNO_HEADERS\tk\tv\n"
+        if fail:
+            raise FakeJavaError("broker gone")
+
+    jvm = SimpleNamespace(
+        java=SimpleNamespace(lang=SimpleNamespace(System=system),
+                             io=SimpleNamespace(ByteArrayOutputStream=Printed, PrintStream=lambda printed, *_rest: printed)),
+        org=SimpleNamespace(apache=SimpleNamespace(kafka=SimpleNamespace(tools=SimpleNamespace(consumer=SimpleNamespace(
+            ConsoleConsumerOptions=parsed_args.append, ConsoleConsumer=SimpleNamespace(run=run)))))))
+    monkeypatch.setattr(lab_admin.LabAdmin, "jvm", property(lambda _self: jvm))
+    monkeypatch.setattr(admin, "_string_array", list)
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: False)
+    return system, parsed_args
+
+
+def test_the_console_consumer_runs_with_this_process_settings_and_returns_what_it_printed(
+        admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> None:
+    system, parsed_args = _console(admin, monkeypatch)
+    printed = admin.console_consume("src-kafka-1", ["--topic", "orders", "--max-messages", "1"])
+    assert printed == "Partition:0\tNO_HEADERS\tk\tv\n"
+    args = parsed_args[0]
+    assert args[:6] == ["--bootstrap-server", "src-kafka-1:9092", "--topic", "orders", "--max-messages", "1"]
+    properties = [args[index + 1] for index, arg in enumerate(args) if arg == "--command-property"]
+    assert properties == [f"request.timeout.ms={lab_admin.REQUEST_TIMEOUT_MS}",
+                          f"default.api.timeout.ms={lab_admin.API_TIMEOUT_MS}", f"client.id=itest-consumer-{lab_admin.os.getpid()}"]
+    assert system.out == "the JVM's stdout"
+
+
+def test_the_jvm_stdout_is_given_back_when_the_console_consumer_fails(
+        admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> None:
+    system, _parsed = _console(admin, monkeypatch, fail=True)
+    with pytest.raises(RuntimeError, match=r"^consume --topic orders on src-kafka-1: TimeoutException: broker gone$"):
+        admin.console_consume("src-kafka-1", ["--topic", "orders"])
+    assert system.out == "the JVM's stdout"
