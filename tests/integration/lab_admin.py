@@ -420,7 +420,8 @@ class LabAdmin:
     def console_consume(self, host: str, options: list[str]) -> str:
         """What the console consumer prints with these options (topic, group, limits, formatter),
         run in this JVM with this process's settings for the broker instead of a tool started in
-        the lab. It ends as the tool does: after --max-messages, or --timeout-ms without a record."""
+        the lab. It ends as the tool does: after --max-messages, or --timeout-ms without a record.
+        Options the tool refuses end this JVM, as they end the tool (Kafka's Exit)."""
         settings = dict(self._settings_of(host), **{
             "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
             "client.id": f"itest-consumer-{os.getpid()}"})
@@ -441,7 +442,8 @@ class LabAdmin:
             finally:
                 system.setOut(stdout)
             return printed.toString("UTF-8")
-        return self.call(host, f"consume {' '.join(options)}", consume)
+        # With a group, a second run would read on from what the first one committed.
+        return self.call(host, f"consume {' '.join(options)}", consume, again="--group" not in options)
 
     def _string_array(self, values: list[str]) -> Any:
         array = self._kafka_jvm().gateway.new_array(self.jvm.java.lang.String, len(values))

@@ -364,3 +364,18 @@ def test_the_jvm_stdout_is_given_back_when_the_console_consumer_fails(
     with pytest.raises(RuntimeError, match=r"^consume --topic orders on src-kafka-1: TimeoutException: broker gone$"):
         admin.console_consume("src-kafka-1", ["--topic", "orders"])
     assert system.out == "the JVM's stdout"
+
+
+def test_a_group_read_is_not_made_again_after_the_lab_addresses_changed(
+        admin: lab_admin.LabAdmin, monkeypatch: pytest.MonkeyPatch) -> None:
+    _console(admin, monkeypatch, fail=True)
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: True)
+    runs: list[str] = []
+    monkeypatch.setattr(admin, "_string_array", lambda args: runs.append("run") or args)
+    with pytest.raises(RuntimeError, match=r"^consume --topic orders --group app on src-kafka-1: "):
+        admin.console_consume("src-kafka-1", ["--topic", "orders", "--group", "app"])
+    assert runs == ["run"]
+    # Without a group, the read is made once more with a new client.
+    with pytest.raises(RuntimeError):
+        admin.console_consume("src-kafka-1", ["--topic", "orders"])
+    assert runs == ["run", "run", "run"]
