@@ -210,12 +210,15 @@ class LabAdmin:
             self._admins[host] = self.jvm.org.apache.kafka.clients.admin.Admin.create(self._client_settings(host, "admin"))
         return self._admins[host]
 
-    def _client_settings(self, host: str, role: str, **extra: str) -> Any:
+    def _settings(self, host: str, role: str, **extra: str) -> dict[str, str]:
         """A broker's settings for one of this process's clients, with bounded waits."""
-        settings = dict(self._settings_of(host), **{
+        return dict(self._settings_of(host), **{
             "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
             "client.id": f"itest-{role}-{os.getpid()}"}, **extra)
-        return self._kafka_jvm().properties(settings)
+
+    def _client_settings(self, host: str, role: str, **extra: str) -> Any:
+        """The same as java.util.Properties, for a client this process creates."""
+        return self._kafka_jvm().properties(self._settings(host, role, **extra))
 
     def _map(self, pairs: Iterable[tuple[Any, Any]]) -> Any:
         """A java.util.HashMap (keys that are Java objects stay on the Java side)."""
@@ -422,9 +425,7 @@ class LabAdmin:
         run in this JVM with this process's settings for the broker instead of a tool started in
         the lab. It ends as the tool does: after --max-messages, or --timeout-ms without a record.
         Options the tool refuses end this JVM, as they end the tool (Kafka's Exit)."""
-        settings = dict(self._settings_of(host), **{
-            "request.timeout.ms": str(REQUEST_TIMEOUT_MS), "default.api.timeout.ms": str(API_TIMEOUT_MS),
-            "client.id": f"itest-consumer-{os.getpid()}"})
+        settings = self._settings(host, "consumer")
         args = ["--bootstrap-server", settings.pop("bootstrap.servers"), *options]
         for key, value in settings.items():
             args += ["--command-property", f"{key}={value}"]
