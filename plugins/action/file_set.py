@@ -19,7 +19,7 @@ from ansible.plugins.action import ActionBase
 
 MODULE = 'kafka_dr.mm2.file_set'
 FILE_KEYS = {'dest', 'content', 'src', 'owner', 'group', 'mode', 'secret', 'enabled'}
-DIRECTORY_KEYS = {'path', 'owner', 'group', 'mode', 'enabled'}
+DIRECTORY_KEYS = {'path', 'owner', 'group', 'mode', 'enabled', 'prune'}
 
 
 class FileSetArgumentError(AnsibleError):
@@ -59,7 +59,7 @@ def _attributes(entry: Mapping[str, Any]) -> Dict[str, Optional[str]]:
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('directories', 'files'))
+    _VALID_ARGS = frozenset(('directories', 'files', 'missing_directories'))
 
     def _read_src(self, src: str) -> bytes:
         path = self._find_needle('files', src)
@@ -93,7 +93,8 @@ class ActionModule(ActionBase):
                 _check_keys(entry, DIRECTORY_KEYS, (), where)
                 if _enabled(entry):
                     _check_keys(entry, DIRECTORY_KEYS, ('path', 'mode'), where)
-                    directories.append({'path': str(entry['path']), **_attributes(entry)})
+                    prune = {'prune': str(entry['prune'])} if entry.get('prune') else {}
+                    directories.append({'path': str(entry['path']), **_attributes(entry), **prune})
             files = []
             for index, entry in enumerate(_entries(self._task.args, 'files')):
                 _check_keys(entry, FILE_KEYS, (), f"files[{index}] ({entry.get('dest', '?')})")
@@ -103,7 +104,9 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=str(error.message))
             return result
         module_result = self._execute_module(
-            module_name=MODULE, module_args={'directories': directories, 'files': files}, task_vars=task_vars)
+            module_name=MODULE, module_args={'directories': directories, 'files': files,
+                                             'missing_directories': self._task.args.get('missing_directories', 'fail')},
+            task_vars=task_vars)
         # The invocation holds every file's content, secrets included.
         module_result.pop('invocation', None)
         result.update(module_result)

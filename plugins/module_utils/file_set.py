@@ -10,6 +10,7 @@ Secret files never appear in a diff; their content is never returned.
 
 from __future__ import annotations
 
+import fnmatch
 import grp
 import os
 import pwd
@@ -37,6 +38,8 @@ class Attributes:
 class WantedDirectory:
     path: str
     attributes: Attributes
+    # A glob: the directory's regular files that match it and that the set does not list are removed.
+    prune: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class WantedFile:
 @dataclass
 class Outcome:
     path: str
-    state: str  # created, updated, attributes or unchanged
+    state: str  # created, updated, attributes, removed or unchanged
     diff: Optional[Dict[str, Any]] = None
 
     @property
@@ -62,6 +65,8 @@ class Outcome:
 class Report:
     directories: List[Outcome] = field(default_factory=list)
     files: List[Outcome] = field(default_factory=list)
+    # Files left out because their directory does not exist (missing_directories=skip).
+    skipped: List[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -73,6 +78,7 @@ class Report:
             'directories': [{'path': o.path, 'state': o.state, 'changed': o.changed} for o in self.directories],
             'files': [{'path': o.path, 'state': o.state, 'changed': o.changed} for o in self.files],
             'changed_paths': [o.path for o in self.directories + self.files if o.changed],
+            'skipped_paths': list(self.skipped),
             'diff': [o.diff for o in self.directories + self.files if o.diff is not None],
         }
 
@@ -207,6 +213,11 @@ def apply_file(wanted: WantedFile, ids: Tuple[int, int], check_mode: bool, want_
     return Outcome(wanted.dest, 'created' if current is None else 'updated', diff)
 
 
+def _parent_missing(wanted: WantedFile, made_here: set) -> bool:
+    parent = os.path.dirname(os.path.normpath(wanted.dest))
+    return parent not in made_here and not os.path.isdir(parent)
+
+
 def _check_paths(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool) -> None:
     """What would stop the set half way, found before the first write."""
     made_here = {os.path.normpath(directory.path) for directory in directories}
@@ -222,21 +233,50 @@ def _check_paths(directories: List[WantedDirectory], files: List[WantedFile], ch
         current = _stat(wanted.dest)
         if current is not None and not stat.S_ISREG(current.st_mode):
             raise FileSetError(f"{wanted.dest}: exists and is not a regular file")
-        parent = os.path.dirname(os.path.normpath(wanted.dest))
         # In check mode an earlier task may only have predicted the directory.
-        if current is None and not check_mode and parent not in made_here and not os.path.isdir(parent):
+        if current is None and not check_mode and _parent_missing(wanted, made_here):
             raise FileSetError(f"{wanted.dest}: its directory does not exist")
 
 
-def apply(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool) -> Report:
-    """Directories first (files may live in them), in the order given. Every path, owner and group
-    is checked before the first write, so a wrong one changes nothing."""
+def _unlisted_files(directory: WantedDirectory, listed: set) -> List[str]:
+    """The directory's regular files that match its prune pattern and that the set does not list."""
+    if not directory.prune or not os.path.isdir(directory.path):
+        return []
+    with os.scandir(directory.path) as entries:
+        return sorted(entry.path for entry in entries
+                      if entry.is_file(follow_symlinks=False) and fnmatch.fnmatchcase(entry.name, directory.prune)
+                      and os.path.normpath(entry.path) not in listed)
+
+
+def prune_files(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool) -> List[Outcome]:
+    listed = {os.path.normpath(wanted.dest) for wanted in files}
+    outcomes = []
+    for directory in directories:
+        for path in _unlisted_files(directory, listed):
+            if not check_mode:
+                os.unlink(path)
+            diff = {'before_header': path, 'after_header': path, 'before': 'present\n', 'after': 'absent\n'} if want_diff else None
+            outcomes.append(Outcome(path, 'removed', diff))
+    return outcomes
+
+
+def apply(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool,
+          skip_missing_directories: bool = False) -> Report:
+    """Directories first (files may live in them), in the order given, then the files, then what
+    the directories' prune patterns remove. Every path, owner and group is checked before the
+    first write, so a wrong one changes nothing. With skip_missing_directories, a file whose
+    directory neither exists nor is in the set is left out (reported in skipped) instead."""
+    report = Report()
+    if skip_missing_directories:
+        made_here = {os.path.normpath(directory.path) for directory in directories}
+        report.skipped = [wanted.dest for wanted in files if _parent_missing(wanted, made_here)]
+        files = [wanted for wanted in files if wanted.dest not in report.skipped]
     _check_paths(directories, files, check_mode)
     directory_ids = [_ids(directory.attributes, directory.path) for directory in directories]
     file_ids = [_ids(wanted.attributes, wanted.dest) for wanted in files]
-    report = Report()
     for directory, ids in zip(directories, directory_ids):
         report.directories.append(apply_directory(directory, ids, check_mode, want_diff))
     for wanted, ids in zip(files, file_ids):
         report.files.append(apply_file(wanted, ids, check_mode, want_diff))
+    report.files.extend(prune_files(directories, files, check_mode, want_diff))
     return report

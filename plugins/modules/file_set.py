@@ -49,6 +49,11 @@ options:
         description: V(false) leaves the directory out of the set (it is not removed).
         type: bool
         default: true
+      prune:
+        description:
+          - A glob such as C(*.properties). The directory's regular files that match it and that O(files) does not
+            list are removed, after the files are written; subdirectories and other files are left alone.
+        type: str
   files:
     description:
       - Files to create or correct, in this order.
@@ -89,6 +94,14 @@ options:
         description: V(false) leaves the file out of the set (it is not removed), as a task's C(when) would.
         type: bool
         default: true
+  missing_directories:
+    description:
+      - What to do with a file whose directory does not exist and is not in O(directories).
+      - V(fail) fails the task before anything is written; V(skip) leaves the file out and lists it in
+        RV(skipped_paths) (for files that belong on a host only once another role has made their directory).
+    type: str
+    choices: [fail, skip]
+    default: fail
 attributes:
   check_mode:
     description: Everything is read and compared; nothing is written.
@@ -131,10 +144,17 @@ directories:
   type: list
   elements: dict
 files:
-  description: Each file's outcome, C(state) one of C(created), C(updated), C(attributes), C(unchanged).
+  description:
+    - Each file's outcome, C(state) one of C(created), C(updated), C(attributes), C(unchanged), or C(removed) for a
+      file a directory's O(directories[].prune) removed.
   returned: always
   type: list
   elements: dict
+skipped_paths:
+  description: The files left out because their directory does not exist (O(missing_directories=skip)).
+  returned: always
+  type: list
+  elements: str
 '''
 
 import base64
@@ -158,6 +178,7 @@ ARGUMENT_SPEC = {
         'group': {'type': 'str'},
         'mode': {'type': 'str', 'required': True},
         'enabled': {'type': 'bool', 'default': True},
+        'prune': {'type': 'str'},
     }},
     'files': {'type': 'list', 'elements': 'dict', 'default': [], 'options': {
         'dest': {'type': 'str', 'required': True},
@@ -171,6 +192,7 @@ ARGUMENT_SPEC = {
         'enabled': {'type': 'bool', 'default': True},
     }, 'mutually_exclusive': [('content', 'content_base64', 'src')],
         'required_one_of': [('content', 'content_base64', 'src')]},
+    'missing_directories': {'type': 'str', 'choices': ['fail', 'skip'], 'default': 'fail'},
 }
 
 
@@ -188,7 +210,8 @@ def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     try:
         directories = [
-            WantedDirectory(item['path'], Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['path'])))
+            WantedDirectory(item['path'], Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['path'])),
+                            item['prune'] or None)
             for item in module.params['directories'] if item['enabled']
         ]
         files = [
@@ -196,7 +219,8 @@ def main() -> None:
                        Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['dest'])), item['secret'])
             for item in module.params['files'] if item['enabled']
         ]
-        report = apply(directories, files, module.check_mode, module._diff)
+        report = apply(directories, files, module.check_mode, module._diff,
+                       skip_missing_directories=module.params['missing_directories'] == 'skip')
     except FileSetError as error:
         module.fail_json(msg=f"file_set: {error}. Nothing was changed.")
     except OSError as error:

@@ -102,3 +102,16 @@ def test_bad_arguments_fail_before_the_host_is_contacted() -> None:
 def test_a_missing_src_fails_with_its_name() -> None:
     result, calls = run({'files': [{'dest': '/etc/a', 'src': '/nonexistent/kafka-dr/keytab', 'mode': '0600'}]})
     assert result.get('failed') is True and 'keytab' in result['msg'] and calls == []
+
+
+def test_prune_patterns_and_missing_directories_reach_the_module() -> None:
+    calls = run({
+        'directories': [{'path': '/etc/mm2/clients', 'mode': '0750', 'prune': '*.properties'},
+                        {'path': '/etc/mm2', 'mode': '0750'}],
+        'files': [{'dest': '/etc/mm2/clients/src.properties', 'content': 'a=1\n', 'mode': '0640'}],
+        'missing_directories': 'skip',
+    })[1]
+    sent = calls[0]['args']
+    assert [d.get('prune') for d in sent['directories']] == ['*.properties', None]
+    assert sent['missing_directories'] == 'skip'
+    assert run({'files': []})[1][0]['args']['missing_directories'] == 'fail'

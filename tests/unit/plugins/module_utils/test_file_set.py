@@ -146,3 +146,35 @@ def test_octal_modes_are_read(mode: str, expected: int) -> None:
 def test_symbolic_or_invalid_modes_are_refused(mode: str) -> None:
     with pytest.raises(FileSetError):
         parse_mode(mode, 'x')
+
+
+def test_a_prune_pattern_removes_only_matching_files_the_set_does_not_list(tmp_path: Path) -> None:
+    clients = tmp_path / 'clients'
+    clients.mkdir()
+    (clients / 'gone.properties').write_text('old=1\n')
+    (clients / 'notes.txt').write_text('kept\n')
+    (clients / 'other-prefix').mkdir()
+    (clients / 'other-prefix' / 'x.properties').write_text('kept=1\n')
+    directory = WantedDirectory(str(clients), Attributes(ME, MY_GROUP, 0o750), prune='*.properties')
+    files = [wanted_file(clients / 'src.properties', b'a=1\n')]
+
+    preview = apply([directory], files, check_mode=True, want_diff=True)
+    assert (clients / 'gone.properties').exists()
+    assert [(o.path, o.state) for o in preview.files] == [(str(clients / 'src.properties'), 'created'),
+                                                          (str(clients / 'gone.properties'), 'removed')]
+    report = apply([directory], files, check_mode=False, want_diff=True)
+    assert str(clients / 'gone.properties') in report.as_result()['changed_paths']
+    assert sorted(p.name for p in clients.iterdir()) == ['notes.txt', 'other-prefix', 'src.properties']
+    assert (clients / 'other-prefix' / 'x.properties').exists()
+    assert not apply([directory], files, check_mode=False, want_diff=False).changed
+
+
+def test_a_file_whose_directory_is_missing_is_left_out_when_asked(tmp_path: Path) -> None:
+    present = wanted_file(tmp_path / 'a.properties', b'a=1\n')
+    absent = wanted_file(tmp_path / 'not-yet' / 'b.properties', b'b=1\n')
+    report = apply([], [present, absent], check_mode=False, want_diff=False, skip_missing_directories=True)
+    result = report.as_result()
+    assert result['skipped_paths'] == [absent.dest] and result['changed_paths'] == [present.dest]
+    assert not (tmp_path / 'not-yet').exists()
+    with pytest.raises(FileSetError, match='its directory does not exist'):
+        apply([], [absent], check_mode=False, want_diff=False)
