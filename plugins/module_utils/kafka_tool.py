@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -148,3 +149,31 @@ def write_private_file(path: str, content: str) -> None:
         if os.path.exists(scratch):
             os.unlink(scratch)
         raise
+
+
+def private_directory_fault(path: str) -> Optional[str]:
+    """Why a state directory is not private to the user the module runs as (None when it is): it is
+    missing, or another user owns it, or its group or others have any access."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return 'missing'
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(path)
+    if info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
+        return 'mode %04o, owner uid %d' % (stat.S_IMODE(info.st_mode), info.st_uid)
+    return None
+
+
+def make_private_directory(path: str) -> None:
+    """Create the directory, or correct it: 0700, owned by the user and group the module runs as."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.chown(path, os.geteuid(), os.getegid())
+    os.chmod(path, 0o700)
+
+
+def private_directory_diff(path: str, fault: str) -> Dict[str, str]:
+    """The diff of a state directory made private: what it was, what it becomes."""
+    before = 'absent\n' if fault == 'missing' else fault + '\n'
+    return {'before': before, 'after': 'mode 0700, owner uid %d\n' % os.geteuid(),
+            'before_header': path + ' (directory)', 'after_header': path + ' (directory)'}

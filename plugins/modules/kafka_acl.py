@@ -98,7 +98,8 @@ options:
   state_file:
     description:
       - The record of the bindings the collection owns, a JSON file written root-only (0600; its directory is created
-        0700). Not written in check mode.
+        0700, and made 0700 and the module user's again when another user owns it or others can enter it, reported
+        as a change). Not written in check mode.
       - Without it nothing is recorded, and prune relies on O(prune_scope) alone.
     type: path
   acl_command_class:
@@ -173,6 +174,7 @@ record_changed:
   sample: false
 '''
 
+import os
 from typing import Any, Dict, List, NoReturn, Optional, Set
 
 from ansible.module_utils.basic import AnsibleModule
@@ -201,6 +203,9 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_tool import (
     KafkaToolError,
     admin_argument_spec,
     admin_from_params,
+    make_private_directory,
+    private_directory_diff,
+    private_directory_fault,
 )
 
 
@@ -273,10 +278,16 @@ def check_input(module: AnsibleModule) -> None:
 def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
     params = module.params
     desired = desired_bindings(params['bindings'])[0]
+    state_dir = os.path.dirname(params['state_file'] or '')
     try:
+        state_dir_fault = private_directory_fault(state_dir) if state_dir else None
         recorded = read_record(params['state_file'])
+    except NotADirectoryError:
+        fail(module, 'kafka_acl: %s is not a directory. Nothing was changed.' % state_dir)
     except AclRecordError as exc:
         fail(module, str(exc))
+    if state_dir_fault and not module.check_mode:
+        make_private_directory(state_dir)
     run = AclRun(module, admin)
     try:
         current = run.list_bindings()
@@ -307,7 +318,8 @@ def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
         fail(module, 'kafka_acl: %s failed: %s' % (error.action, error.reason), run, rc=error.result.rc)
 
     result: Dict[str, Any] = {
-        'changed': bool(added or removed) or record_changed,
+        'changed': bool(added or removed or record_changed or state_dir_fault),
+        'state_dir_corrected': state_dir_fault,
         'added': as_dicts(added),
         'removed': as_dicts(removed),
         'pruned': as_dicts(set(plan.pruned) & removed),
@@ -321,6 +333,8 @@ def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
         if record_changed:
             diffs.append({'before': record_document(recorded), 'after': record_document(record),
                           'before_header': params['state_file'], 'after_header': params['state_file']})
+        if state_dir_fault:
+            diffs.append(private_directory_diff(state_dir, state_dir_fault))
         result['diff'] = diffs
     return result
 

@@ -67,7 +67,9 @@ options:
     default: 8192
   state_dir:
     description:
-      - Root-only directory with the salt and the fingerprints of what was applied; created 0700 when missing.
+      - Root-only directory with the salt and the fingerprints of what was applied; created 0700 when missing, and
+        made 0700 and the module user's again when another user owns it or others can enter it (reported as a
+        change). Not touched in check mode.
     type: path
     required: true
   config_command_class:
@@ -82,7 +84,7 @@ attributes:
     description: The listing runs (it only reads); nothing is written or altered.
     support: full
   diff_mode:
-    description: Accounts, mechanisms and iterations before and after; never a password.
+    description: Accounts, mechanisms and iterations before and after, and a state directory made private; never a password.
     support: full
 seealso:
   - module: kafka_dr.mm2.kafka_acl
@@ -140,6 +142,9 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_tool import (
     KafkaToolError,
     admin_argument_spec,
     admin_from_params,
+    make_private_directory,
+    private_directory_diff,
+    private_directory_fault,
 )
 
 
@@ -218,6 +223,12 @@ def predicted(listed: Dict[str, Dict[str, int]], set_accounts: List[ScramAccount
 def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
     params = module.params
     accounts = resolve_accounts(params['users'], params['mechanism'], params['iterations'])
+    try:
+        state_dir_fault = private_directory_fault(params['state_dir'])
+    except NotADirectoryError:
+        fail(module, 'kafka_scram_user: state_dir %s is not a directory. Nothing was changed.' % params['state_dir'])
+    if state_dir_fault and not module.check_mode:
+        make_private_directory(params['state_dir'])
     run = ScramRun(module, admin)
     try:
         listed = run.list_accounts()
@@ -244,17 +255,20 @@ def converge(module: AnsibleModule, admin: KafkaAdmin) -> Dict[str, Any]:
         set_accounts, deleted = run.done_set, run.done_deleted
 
     result: Dict[str, Any] = {
-        'changed': bool(set_accounts or deleted or plan.to_forget),
+        'changed': bool(set_accounts or deleted or plan.to_forget or state_dir_fault),
+        'state_dir_corrected': state_dir_fault,
         'set': names(set_accounts),
         'deleted': names(deleted),
         'jvm_runs': len(admin.runs),
     }
     if module._diff:
         header = 'SCRAM accounts of %s' % params['bootstrap_server']
-        result['diff'] = {'before': describe_accounts(listed),
-                          'after': describe_accounts(predicted(listed, set_accounts, deleted),
-                                                     [(account.name, account.mechanism) for account in set_accounts]),
-                          'before_header': header, 'after_header': header}
+        result['diff'] = [{'before': describe_accounts(listed),
+                           'after': describe_accounts(predicted(listed, set_accounts, deleted),
+                                                      [(account.name, account.mechanism) for account in set_accounts]),
+                           'before_header': header, 'after_header': header}]
+        if state_dir_fault:
+            result['diff'].append(private_directory_diff(params['state_dir'], state_dir_fault))
     return result
 
 

@@ -271,3 +271,20 @@ def test_an_unreadable_record_stops_before_the_listing(run_module: Any, cluster:
 
     assert result['failed'] is True and 'cannot read the ACL state record' in result['msg']
     assert cluster.calls() == []
+
+
+def test_the_record_directory_is_made_private_again(run_module: Any, cluster: FakeCluster, tmp_path: Path) -> None:
+    bindings = [MM2_READ]
+    run_acl(run_module, cluster, tmp_path, bindings)
+    state_dir = tmp_path / 'state'
+    assert stat.S_IMODE(state_dir.stat().st_mode) == 0o700
+    state_dir.chmod(0o750)
+
+    preview = run_acl(run_module, cluster, tmp_path, bindings, check_mode=True)
+    assert preview['changed'] is True and preview['state_dir_corrected'].startswith('mode 0750')
+    assert stat.S_IMODE(state_dir.stat().st_mode) == 0o750
+
+    corrected = run_acl(run_module, cluster, tmp_path, bindings)
+    assert corrected['changed'] is True and corrected['added'] == [] and corrected['record_changed'] is False
+    assert stat.S_IMODE(state_dir.stat().st_mode) == 0o700
+    assert run_acl(run_module, cluster, tmp_path, bindings)['changed'] is False

@@ -64,7 +64,7 @@ def test_a_second_run_lists_once_and_changes_nothing(run_module: Any, cluster: F
 
     assert again['changed'] is False and again['set'] == [] and again['jvm_runs'] == 1
     assert alters(cluster) == []
-    assert again['diff']['before'] == again['diff']['after']
+    assert again['diff'][0]['before'] == again['diff'][0]['after']
 
 
 @pytest.mark.parametrize('change', [{'password': OTHER_PASSWORD}, {'iterations': 16384}])
@@ -77,7 +77,7 @@ def test_a_changed_password_or_iteration_count_is_applied(run_module: Any, clust
 
     assert result['changed'] is True and result['set'] == [{'name': 'mm2', 'mechanism': 'SCRAM-SHA-512'}]
     assert cluster.load()['scram']['mm2']['SCRAM-SHA-512']['password'] == change.get('password', PASSWORD)
-    assert '(credential set)' in result['diff']['after'] and PASSWORD not in json.dumps(result['diff'])
+    assert '(credential set)' in result['diff'][0]['after'] and PASSWORD not in json.dumps(result['diff'])
 
 
 def test_an_account_changed_outside_is_set_again(run_module: Any, cluster: FakeCluster, tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_fingerprints_written_by_the_earlier_role_are_honoured(run_module: Any, 
     """The role's tasks wrote sha512('<salt>:<name>:<mechanism>:<iterations>:<password>'), salt and
     hash without a newline: an upgrade must not re-apply every account."""
     state_dir = tmp_path / 'state'
-    state_dir.mkdir()
+    state_dir.mkdir(mode=0o700)
     salt = 'Abc123Def456Ghi789Jkl012Mno345Pq'
     (state_dir / 'salt').write_text(salt)
     (state_dir / 'mm2.SCRAM-SHA-512').write_text(
@@ -129,7 +129,7 @@ def test_check_mode_writes_and_alters_nothing(run_module: Any, cluster: FakeClus
                        diff=True)
 
     assert result['changed'] is True and result['set'] == [{'name': 'mm2', 'mechanism': 'SCRAM-SHA-512'}]
-    assert result['diff']['after'] == 'mm2 SCRAM-SHA-512 iterations=8192 (credential set)\n'
+    assert result['diff'][0]['after'] == 'mm2 SCRAM-SHA-512 iterations=8192 (credential set)\n'
     assert cluster.load()['scram'] == {} and alters(cluster) == []
     assert not (tmp_path / 'state').exists()
 
@@ -165,3 +165,28 @@ def test_a_failing_alter_shows_the_cause_and_never_the_password(run_module: Any,
     assert not (tmp_path / 'state' / 'mm2.SCRAM-SHA-512').exists()
     assert not (tmp_path / 'state' / 'mm2.add-config').exists()
     assert PASSWORD not in result['_stdout']
+
+
+def test_a_state_directory_others_can_enter_is_made_private_again(run_module: Any, cluster: FakeCluster,
+                                                                  tmp_path: Path) -> None:
+    users = [{'name': 'mm2', 'password': PASSWORD}]
+    run_scram(run_module, cluster, tmp_path, users)
+    state_dir = tmp_path / 'state'
+    state_dir.chmod(0o755)
+
+    preview = run_scram(run_module, cluster, tmp_path, users, check_mode=True)
+    assert preview['changed'] is True and preview['state_dir_corrected'] == 'mode 0755, owner uid %d' % state_dir.stat().st_uid
+    assert stat.S_IMODE(state_dir.stat().st_mode) == 0o755 and preview['set'] == []
+
+    corrected = run_scram(run_module, cluster, tmp_path, users, diff=True)
+    assert corrected['changed'] is True and corrected['set'] == [] and stat.S_IMODE(state_dir.stat().st_mode) == 0o700
+    assert corrected['diff'][1]['before'] == 'mode 0755, owner uid %d\n' % state_dir.stat().st_uid
+    assert corrected['diff'][1]['after_header'] == str(state_dir) + ' (directory)'
+    assert run_scram(run_module, cluster, tmp_path, users)['changed'] is False
+
+
+def test_a_state_dir_that_is_a_file_fails_before_any_change(run_module: Any, cluster: FakeCluster, tmp_path: Path) -> None:
+    (tmp_path / 'state').write_text('not a directory')
+    result = run_scram(run_module, cluster, tmp_path, [{'name': 'mm2', 'password': PASSWORD}])
+    assert result['failed'] is True and 'is not a directory. Nothing was changed.' in result['msg']
+    assert alters(cluster) == [] and cluster.calls() == []
