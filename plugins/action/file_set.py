@@ -18,7 +18,7 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
 MODULE = 'kafka_dr.mm2.file_set'
-FILE_KEYS = {'dest', 'content', 'src', 'owner', 'group', 'mode', 'secret', 'enabled'}
+FILE_KEYS = {'dest', 'content', 'src', 'owner', 'group', 'mode', 'secret', 'enabled', 'validate'}
 DIRECTORY_KEYS = {'path', 'owner', 'group', 'mode', 'enabled', 'prune'}
 
 
@@ -74,12 +74,16 @@ class ActionModule(ActionBase):
             raise FileSetArgumentError(f"file_set: {where}: give exactly one of content and src")
         if has_content and not isinstance(entry['content'], str):
             raise FileSetArgumentError(f"file_set: {where}: content must be text")
+        validate = str(entry.get('validate') or '')
+        if validate and '%s' not in validate:
+            raise FileSetArgumentError(f"file_set: {where}: validate must hold %s for the path of the file to check")
         data = to_bytes(entry['content'], errors='surrogate_or_strict') if has_content else self._read_src(str(entry['src']))
         return {
             'dest': str(entry['dest']),
             'content_base64': base64.b64encode(data).decode('ascii'),
             'secret': _flag(entry, 'secret', False),
             **_attributes(entry),
+            **({'validate': validate} if validate else {}),
         }
 
     def run(self, tmp: Any = None, task_vars: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

@@ -48,6 +48,13 @@ class WantedFile:
     content: bytes
     attributes: Attributes
     secret: bool = False
+    # A command with %s for the path of a private copy of the new content; it must exit 0 before
+    # the file is replaced (see apply).
+    validate: Optional[str] = None
+
+
+# Runs a file's validate command on a path; the command's complaint, or None when it passed.
+Validator = Callable[[str, str], Optional[str]]
 
 
 @dataclass
@@ -192,10 +199,7 @@ def _write_atomically(wanted: WantedFile, uid: int, gid: int) -> None:
 def apply_file(wanted: WantedFile, ids: Tuple[int, int], check_mode: bool, want_diff: bool) -> Outcome:
     uid, gid = ids
     current = _stat(wanted.dest)
-    before: Optional[bytes] = None
-    if current is not None:
-        with open(wanted.dest, 'rb') as stream:
-            before = stream.read()
+    before = _read(wanted.dest) if current is not None else None
     if before == wanted.content:
         if not _attributes_differ(current, wanted.attributes, uid, gid):
             return Outcome(wanted.dest, 'unchanged')
@@ -260,18 +264,58 @@ def prune_files(directories: List[WantedDirectory], files: List[WantedFile], che
     return outcomes
 
 
+def _read(path: str) -> Optional[bytes]:
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read()
+    except FileNotFoundError:
+        return None
+
+
+def _validation_failure(wanted: WantedFile, validator: Validator) -> Optional[str]:
+    """Run the file's command on a private copy of its new content, outside the file's directory
+    (a server watching that directory must not read it)."""
+    handle, copy = tempfile.mkstemp(prefix='.file_set.', suffix='.' + os.path.basename(wanted.dest))
+    try:
+        with os.fdopen(handle, 'wb') as stream:
+            stream.write(wanted.content)
+        complaint = validator(str(wanted.validate), copy)
+    finally:
+        os.unlink(copy)
+    if complaint is None:
+        return None
+    # A secret's checker may quote the content.
+    return 'rejected by its validate command' if wanted.secret else f"rejected by `{wanted.validate}`: {complaint}"
+
+
+def validate_changed(files: List[WantedFile], validator: Optional[Validator]) -> None:
+    """Every changed file with a validate command passes it, or nothing is written."""
+    complaints = []
+    for wanted in files:
+        if wanted.validate and _read(wanted.dest) != wanted.content:
+            if validator is None:
+                raise FileSetError(f"{wanted.dest}: no way to run its validate command")
+            complaint = _validation_failure(wanted, validator)
+            if complaint is not None:
+                complaints.append(f"{wanted.dest}: {complaint}")
+    if complaints:
+        raise FileSetError('; '.join(complaints))
+
+
 def apply(directories: List[WantedDirectory], files: List[WantedFile], check_mode: bool, want_diff: bool,
-          skip_missing_directories: bool = False) -> Report:
+          skip_missing_directories: bool = False, validator: Optional[Validator] = None) -> Report:
     """Directories first (files may live in them), in the order given, then the files, then what
     the directories' prune patterns remove. Every path, owner and group is checked before the
-    first write, so a wrong one changes nothing. With skip_missing_directories, a file whose
-    directory neither exists nor is in the set is left out (reported in skipped) instead."""
+    first write, and every changed file with a validate command is checked by it (in check mode
+    too), so a wrong one changes nothing. With skip_missing_directories, a file whose directory
+    neither exists nor is in the set is left out (reported in skipped) instead."""
     report = Report()
     if skip_missing_directories:
         made_here = {os.path.normpath(directory.path) for directory in directories}
         report.skipped = [wanted.dest for wanted in files if _parent_missing(wanted, made_here)]
         files = [wanted for wanted in files if wanted.dest not in report.skipped]
     _check_paths(directories, files, check_mode)
+    validate_changed(files, validator)
     directory_ids = [_ids(directory.attributes, directory.path) for directory in directories]
     file_ids = [_ids(wanted.attributes, wanted.dest) for wanted in files]
     for directory, ids in zip(directories, directory_ids):

@@ -94,6 +94,12 @@ options:
         description: V(false) leaves the file out of the set (it is not removed), as a task's C(when) would.
         type: bool
         default: true
+      validate:
+        description:
+          - A command, with C(%s) standing for the path of a private copy of the new content, that must exit 0
+            before the file is replaced; run without a shell, only when the content differs, in check mode too.
+          - Every such file of the set is checked before the first write, so one that fails changes nothing.
+        type: str
   missing_directories:
     description:
       - What to do with a file whose directory does not exist and is not in O(directories).
@@ -158,6 +164,8 @@ skipped_paths:
 '''
 
 import base64
+import shlex
+from typing import Callable, Optional
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -169,6 +177,9 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.file_set import (
     apply,
     parse_mode,
 )
+
+# The tail of a refusing validate command's output that the error message quotes.
+MAX_COMPLAINT = 600
 
 # The action plugin hands over every file as content_base64 (binary-safe, src already read).
 ARGUMENT_SPEC = {
@@ -190,6 +201,7 @@ ARGUMENT_SPEC = {
         'mode': {'type': 'str', 'required': True},
         'secret': {'type': 'bool', 'default': False},
         'enabled': {'type': 'bool', 'default': True},
+        'validate': {'type': 'str'},
     }, 'mutually_exclusive': [('content', 'content_base64', 'src')],
         'required_one_of': [('content', 'content_base64', 'src')]},
     'missing_directories': {'type': 'str', 'choices': ['fail', 'skip'], 'default': 'fail'},
@@ -204,6 +216,25 @@ def _content(item: dict) -> bytes:
     return base64.b64decode(item['content_base64'])
 
 
+def _validate_command(item: dict) -> Optional[str]:
+    command = item['validate'] or None
+    if command is not None and '%s' not in command:
+        raise FileSetError(f"{item['dest']}: validate must hold %s for the path of the file to check")
+    return command
+
+
+def command_validator(module: AnsibleModule) -> Callable[[str, str], Optional[str]]:
+    """Runs a validate command without a shell: the tool's own words when it refuses."""
+    def run(command: str, path: str) -> Optional[str]:
+        argv = [part.replace('%s', path) for part in shlex.split(command)]
+        rc, out, err = module.run_command(argv)
+        if rc == 0:
+            return None
+        words = ' '.join((err.strip() or out.strip()).split())
+        return (words[-MAX_COMPLAINT:] if words else '') or f'exit code {rc}'
+    return run
+
+
 def main() -> None:
     # Contents are not no_log: that would mask the diff of every non-secret file. The action plugin
     # drops the invocation instead, and secret files never reach a diff or a result.
@@ -216,11 +247,13 @@ def main() -> None:
         ]
         files = [
             WantedFile(item['dest'], _content(item),
-                       Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['dest'])), item['secret'])
+                       Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['dest'])), item['secret'],
+                       _validate_command(item))
             for item in module.params['files'] if item['enabled']
         ]
         report = apply(directories, files, module.check_mode, module._diff,
-                       skip_missing_directories=module.params['missing_directories'] == 'skip')
+                       skip_missing_directories=module.params['missing_directories'] == 'skip',
+                       validator=command_validator(module))
     except FileSetError as error:
         module.fail_json(msg=f"file_set: {error}. Nothing was changed.")
     except OSError as error:

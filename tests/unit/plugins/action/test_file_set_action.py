@@ -115,3 +115,12 @@ def test_prune_patterns_and_missing_directories_reach_the_module() -> None:
     assert [d.get('prune') for d in sent['directories']] == ['*.properties', None]
     assert sent['missing_directories'] == 'skip'
     assert run({'files': []})[1][0]['args']['missing_directories'] == 'fail'
+
+
+def test_a_validate_command_reaches_the_module_and_needs_the_path() -> None:
+    calls = run({'files': [{'dest': '/etc/p.yml', 'content': 'x', 'mode': '0644', 'validate': 'promtool check config %s'},
+                           {'dest': '/etc/q.yml', 'content': 'y', 'mode': '0644'}]})[1]
+    assert calls[0]['args']['files'][0]['validate'] == 'promtool check config %s'
+    assert 'validate' not in calls[0]['args']['files'][1]
+    result, calls = run({'files': [{'dest': '/etc/p.yml', 'content': 'x', 'mode': '0644', 'validate': 'promtool check config'}]})
+    assert result.get('failed') is True and 'validate must hold %s' in result['msg'] and calls == []

@@ -178,3 +178,17 @@ def test_a_file_whose_directory_is_missing_is_left_out_when_asked(tmp_path: Path
     assert not (tmp_path / 'not-yet').exists()
     with pytest.raises(FileSetError, match='its directory does not exist'):
         apply([], [absent], check_mode=False, want_diff=False)
+
+
+def test_a_secret_refused_by_its_validate_command_is_not_quoted(tmp_path: Path) -> None:
+    seen = []
+
+    def refuse(command: str, path: str) -> str:
+        seen.append((command, Path(path).read_bytes(), stat.S_IMODE(os.stat(path).st_mode)))
+        return 'line 1: password=hunter2 is wrong'
+
+    secret = WantedFile(str(tmp_path / 'jaas.conf'), b'password=hunter2\n', Attributes(ME, MY_GROUP, 0o600), True, 'check %s')
+    with pytest.raises(FileSetError) as refused:
+        apply([], [secret], check_mode=False, want_diff=False, validator=refuse)
+    assert 'hunter2' not in str(refused.value) and 'rejected by its validate command' in str(refused.value)
+    assert seen == [('check %s', b'password=hunter2\n', 0o600)] and not (tmp_path / 'jaas.conf').exists()
