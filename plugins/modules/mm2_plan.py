@@ -118,7 +118,7 @@ options:
   described:
     description:
       - With O(operation=log_append_time), the standard output of C(TopicCommand --describe --topic <pattern>) run on
-        each cluster alias with RV(log_append_time_patterns).
+        each cluster alias with RV(log_append_time_patterns) or RV(expected_patterns).
     type: dict
     default: {}
 attributes:
@@ -267,6 +267,13 @@ expected_topics:
   returned: expect
   type: dict
   sample: {"dst": ["src.checkpoints.internal", "src.foo.orders", "src.heartbeats"], "src": ["heartbeats", "mm2-offset-syncs.dst.internal"]}
+expected_patterns:
+  description:
+    - Alias -> one regular expression of its RV(expected_topics), for C(TopicCommand --describe --topic), which shows
+      those topics with their configs (parsed by filter P(kafka_dr.mm2.topic_names#filter) and O(described)).
+  returned: expect
+  type: dict
+  sample: {"dst": "src\\.checkpoints\\.internal|src\\.foo\\.orders|src\\.heartbeats"}
 timeouts:
   description: Alias -> seconds to wait for its topics.
   returned: expect

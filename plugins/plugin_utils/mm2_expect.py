@@ -110,6 +110,9 @@ def expect(request: Mapping[str, Any]) -> Dict[str, Any]:
         'missing_topics': {alias: sorted(topics - set(present.get(alias, [])))
                            for alias, topics in sorted(expected.items()) if alias in present},
         'expected_topics': {alias: sorted(topics) for alias, topics in sorted(expected.items())},
+        # TopicCommand --describe --topic takes one of these to show a cluster's expected topics with
+        # their configs: the topic check and the heartbeats' timestamp type in one run.
+        'expected_patterns': {alias: describe_pattern(topics) for alias, topics in sorted(expected.items())},
         'timeouts': timeouts,
         'min_tasks': min_tasks,
         'unverified_flows': unverified,

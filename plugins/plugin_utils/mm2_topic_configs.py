@@ -50,6 +50,14 @@ def parse_topic_configs(described: str) -> Dict[str, Dict[str, str]]:
     return topics
 
 
+def topic_names(output: str) -> List[str]:
+    """The topics a TopicCommand output names: --describe's topic lines, or --list's lines."""
+    described = parse_topic_configs(output)
+    if described:
+        return sorted(described)
+    return sorted({line.strip() for line in output.splitlines() if line.strip()})
+
+
 def timestamp_type(configs: Mapping[str, str]) -> str:
     return configs.get(TIMESTAMP_TYPE_KEY, DEFAULT_TIMESTAMP_TYPE)
 

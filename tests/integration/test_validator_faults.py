@@ -186,4 +186,3 @@ def test_each_fault_kind_is_caught_and_a_faithful_copy_passes(lab_brokers: tuple
         # The lab's flow does not match vfault-*: each side's copies are removed on their own.
         lab.delete_topics(lab.SOURCE_BROKER, *(topic["name"] for topic in source_topics))
         lab.delete_topics(lab.TARGET_BROKER, *(topic["name"] for topic in target_topics))
-

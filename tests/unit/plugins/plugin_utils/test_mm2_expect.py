@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, List
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils import mm2_expect
@@ -102,6 +103,10 @@ def test_custom_separator_shapes_remote_and_internal_names(plan_ok: PlanOk) -> N
         'src': ['heartbeats', 'mm2-offset-syncs_dst_internal'],
     }
     assert expected['log_append_time_patterns'] == {'dst': 'src_heartbeats'}
+    # One describe run per cluster shows exactly its expected topics.
+    for alias, topics in expected['expected_topics'].items():
+        candidates = topics + ['src.checkpoints.internal', 'src_foo_orders_copy', 'foo_orders']
+        assert sorted({name for name in candidates if re.fullmatch(expected['expected_patterns'][alias], name)}) == topics
 
 
 def test_explicit_exclude_replaces_mm2_default(plan_ok: PlanOk) -> None:

@@ -11,6 +11,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs imp
     describe_pattern,
     log_append_time,
     parse_topic_configs,
+    topic_names,
 )
 
 # TopicCommand --describe of Kafka 4.3: a line per topic with the configs not at Kafka's default, then its partitions.
@@ -54,3 +55,18 @@ def test_the_describe_pattern_matches_exactly_the_wanted_names() -> None:
     pattern = describe_pattern(['src.heartbeats', 'src_heartbeats', 'src.heartbeats'])
     names = ['src.heartbeats', 'src_heartbeats', 'srcXheartbeats', 'src.heartbeats.copy', 'us.src.heartbeats']
     assert [name for name in names if re.fullmatch(pattern, name)] == ['src.heartbeats', 'src_heartbeats']
+
+
+def test_topic_names_come_from_a_description_or_a_listing() -> None:
+    assert topic_names(DESCRIBED) == ['a.heartbeats', 'bare.heartbeats', 'src.heartbeats']
+    assert topic_names('src.orders\n__consumer_offsets\n\nsrc.heartbeats\n') == ['__consumer_offsets', 'src.heartbeats', 'src.orders']
+    assert topic_names('') == []
+
+
+def test_a_description_of_the_expected_topics_gives_their_timestamp_types() -> None:
+    """The topic check describes every expected topic of a cluster: its output serves both the
+    wait for the topics and the heartbeats' timestamp type."""
+    pattern = describe_pattern(['src.heartbeats', 'a.heartbeats', 'bare.heartbeats'])
+    assert all(re.fullmatch(pattern, name) for name in topic_names(DESCRIBED))
+    answer = log_append_time({'wanted': {'dst': ['src.heartbeats']}, 'described': {'dst': DESCRIBED}})
+    assert answer['to_alter'] == [{'alias': 'dst', 'topic': 'src.heartbeats'}]
