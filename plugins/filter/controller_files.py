@@ -56,6 +56,8 @@ from typing import Any, Optional, Sequence
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafka_dr.mm2.plugins.filter.shipped_files import shipped_path
+
 
 def controller_files(paths: Sequence[Any], directory: str, owner: Optional[str] = None, group: Optional[str] = None,
                      mode: str = '0644', validate: Optional[str] = None) -> list[dict]:
@@ -68,8 +70,7 @@ def controller_files(paths: Sequence[Any], directory: str, owner: Optional[str] 
     if doubled:
         raise AnsibleFilterError(f"controller_files: two files would be copied to the same name: {', '.join(doubled)}")
     extra = {key: value for key, value in (('owner', owner), ('group', group), ('validate', validate)) if value}
-    return [{'src': path, 'dest': f"{str(directory).rstrip('/')}/{name}", 'mode': mode, **extra}
-            for path, name in zip(paths, names)]
+    return [{'src': path, 'dest': shipped_path(path, str(directory)), 'mode': mode, **extra} for path in paths]
 
 
 class FilterModule:
