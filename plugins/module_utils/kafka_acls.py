@@ -292,13 +292,15 @@ def next_record(recorded: Set[AclBinding], desired: DesiredBindings, after: Set[
 
 @dataclass(frozen=True, order=True)
 class AclChange:
-    """One AclCommand run: every operation on every resource, for one principal, host and permission.
+    """One AclCommand run: every operation on every resource, for every principal, on one host and
+    permission.
 
     AclCommand applies the product of its resources, principals, hosts and operations, so only
-    resources that need the very same operations share a run."""
+    resources that need the very same operations share a run, and only principals that need the very
+    same operations on the very same resources."""
 
     pattern_type: str
-    principal: str
+    principals: Tuple[str, ...]
     host: str
     permission: str
     operations: Tuple[str, ...]
@@ -307,7 +309,9 @@ class AclChange:
     def arguments(self, add: bool) -> List[str]:
         side = self.permission.lower()
         args = ['--add'] if add else ['--remove', '--force']
-        args += ['--%s-principal' % side, self.principal, '--%s-host' % side, self.host]
+        for principal in self.principals:
+            args += ['--%s-principal' % side, principal]
+        args += ['--%s-host' % side, self.host]
         for resource_type, name in self.resources:
             option = next(flag for kind, flag in RESOURCE_TYPES.values() if kind == resource_type)
             args += [option] if resource_type == 'CLUSTER' else [option, name]
@@ -316,24 +320,29 @@ class AclChange:
         return args
 
     def bindings(self) -> Set[AclBinding]:
-        return {AclBinding(resource_type, name, self.pattern_type, self.principal, self.host, operation, self.permission)
-                for resource_type, name in self.resources for operation in self.operations}
+        return {AclBinding(resource_type, name, self.pattern_type, principal, self.host, operation, self.permission)
+                for principal in self.principals for resource_type, name in self.resources
+                for operation in self.operations}
 
 
 def group_changes(bindings: Iterable[AclBinding]) -> List[AclChange]:
-    """Bindings grouped into AclCommand runs: operations per resource first, then resources that
-    need the same operations for the same principal, host, permission and pattern type."""
+    """Bindings grouped into AclCommand runs, each a JVM: operations per resource first, then
+    resources that need the same operations for the same principal, host, permission and pattern
+    type, then principals whose runs are otherwise the same (a group that several accounts read)."""
     per_resource: Dict[Tuple[str, str, str, str, str, str], Set[str]] = {}
     for binding in bindings:
         key = (binding.pattern_type, binding.principal, binding.host, binding.permission, binding.resource_type,
                binding.name)
         per_resource.setdefault(key, set()).add(binding.operation)
-    runs: Dict[Tuple[str, str, str, str, Tuple[str, ...]], List[Tuple[str, str]]] = {}
+    per_principal: Dict[Tuple[str, str, str, str, Tuple[str, ...]], List[Tuple[str, str]]] = {}
     for (pattern_type, principal, host, permission, resource_type, name), operations in per_resource.items():
-        runs.setdefault((pattern_type, principal, host, permission, tuple(sorted(operations))), []).append(
+        per_principal.setdefault((pattern_type, principal, host, permission, tuple(sorted(operations))), []).append(
             (resource_type, name))
-    return sorted(AclChange(pattern_type, principal, host, permission, operations, tuple(sorted(resources)))
-                  for (pattern_type, principal, host, permission, operations), resources in runs.items())
+    runs: Dict[Tuple[str, str, str, Tuple[str, ...], Tuple[Tuple[str, str], ...]], List[str]] = {}
+    for (pattern_type, principal, host, permission, operations), resources in per_principal.items():
+        runs.setdefault((pattern_type, host, permission, operations, tuple(sorted(resources))), []).append(principal)
+    return sorted(AclChange(pattern_type, tuple(sorted(principals)), host, permission, operations, resources)
+                  for (pattern_type, host, permission, operations, resources), principals in runs.items())
 
 
 # ---- the state record: bindings the collection owns ----------------------------------------------

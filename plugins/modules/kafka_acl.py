@@ -12,8 +12,8 @@ short_description: Converge the ACL bindings of a Kafka cluster, with optional p
 version_added: 0.2.0
 description:
   - Lists the cluster's ACLs once with AclCommand, compares them with O(bindings), and adds the missing ones and removes
-    the ones declared V(absent), in as few AclCommand runs as possible (one per principal, host, permission, pattern
-    type and set of operations, with every resource that needs that set).
+    the ones declared V(absent), in as few AclCommand runs as possible (one per host, permission, pattern type, set of
+    operations and set of resources, with every principal that needs exactly those operations on those resources).
   - With O(prune), also removes the bindings the collection created and no longer declares. The collection knows them
     from O(state_file), a record of every binding it declared present that exists on the cluster, and from
     O(prune_scope), principals whose bindings all belong to the collection. Bindings made by anybody else are left

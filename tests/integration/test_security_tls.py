@@ -25,7 +25,7 @@ from tests.integration import ansible_run
 # Named per run: two checkouts testing at once on one docker engine never share them.
 CONTAINER = f"sec-it-tls-{os.getpid()}"
 NETWORK = f"kafka-dr-secure-it-{os.getpid()}"
-IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:2")
+IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:3")
 STORE_PASSWORD = "it-store-Rk4qZe"
 TLS_DIR = "/etc/kafka/tls"
 

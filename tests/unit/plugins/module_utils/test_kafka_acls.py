@@ -220,13 +220,36 @@ def test_resources_needing_the_same_operations_share_a_run() -> None:
 
 
 @pytest.mark.parametrize('other', [
-    binding(host='10.0.0.1'), binding(principal='User:other'), binding(permission='DENY'),
-    binding('TOPIC', 'src.', 'PREFIXED'),
+    binding(host='10.0.0.1'), binding(permission='DENY'), binding('TOPIC', 'src.', 'PREFIXED'),
 ])
-def test_runs_never_mix_principals_hosts_permissions_or_pattern_types(other: AclBinding) -> None:
+def test_runs_never_mix_hosts_permissions_or_pattern_types(other: AclBinding) -> None:
     runs = group_changes({READ, other})
 
     assert len(runs) == 2
+    assert set().union(*(run.bindings() for run in runs)) == {READ, other}
+
+
+def test_principals_with_the_same_operations_on_the_same_resources_share_a_run() -> None:
+    validator_read = binding(principal='User:validator')
+    validator_describe = binding(principal='User:validator', operation='DESCRIBE')
+    runs = group_changes({READ, DESCRIBE, validator_read, validator_describe})
+
+    assert len(runs) == 1
+    assert runs[0].principals == ('User:mm2', 'User:validator')
+    assert runs[0].arguments(add=True)[:6] == ['--add', '--allow-principal', 'User:mm2', '--allow-principal',
+                                               'User:validator', '--allow-host']
+    assert runs[0].bindings() == {READ, DESCRIBE, validator_read, validator_describe}
+
+
+@pytest.mark.parametrize('other', [
+    binding(principal='User:other', operation='DESCRIBE'), binding('GROUP', 'g', principal='User:other'),
+])
+def test_principals_needing_other_operations_or_resources_get_runs_of_their_own(other: AclBinding) -> None:
+    """A shared run applies the product: sharing here would grant one of them a right it was not given."""
+    runs = group_changes({READ, other})
+
+    assert len(runs) == 2
+    assert all(len(run.principals) == 1 for run in runs)
     assert set().union(*(run.bindings() for run in runs)) == {READ, other}
 
 
