@@ -30,6 +30,7 @@ export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
+	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
@@ -83,34 +84,54 @@ lab-deploy: lab
 	@sed -n '/PLAY RECAP/,$$p' build/site-vvv.log
 	@scripts/demo_data.sh
 
+# The default lab's tests: the drill suites under tests/integration/ (ha, kerberos, rotation) run
+# on labs or schedules of their own, below.
+DRILL_SUITES := ha kerberos rotation
 integration-tests:
-	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml tests/integration
+	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml \
+		$(DRILL_SUITES:%=--ignore=tests/integration/%) tests/integration
 
 # Tests that need a lab shape of their own, each on a fresh lab of that shape, removed when they
 # pass (kept for a look when they fail):
-# - integration-ha: the drills of the production shape (tests/ha), on the three-node lab at the
+# - integration-ha: the drills of the production shape (tests/integration/ha), on the three-node lab at the
 #   previous Kafka release (the rolling upgrade drill moves it to the current one);
-# - integration-krb: Kerberos end to end (tests/kerberos), on the Kerberos lab (a KDC, GSSAPI
+# - integration-krb: Kerberos end to end (tests/integration/kerberos), on the Kerberos lab (a KDC, GSSAPI
 #   brokers, keytab logins).
-integration-ha integration-krb: integration-%: setup
+#
+# The suites outside `test` (integration-ha, integration-rotation, bench) run through
+# scripts/suites.py, which times them and, when they pass, records the commit, date, wall time
+# and the digests of the files they watch in tests/suites.json (commit it) and docs/development.md.
+# `make test` fails while a watched file differs from its suite's last pass. `make release-check`
+# runs the three, one after the other.
+SUITE := $(BIN)/python scripts/suites.py run
+integration-ha: setup
+	@$(SUITE) integration-ha -- $(MAKE) --no-print-directory integration-ha-fresh
+
+integration-krb: setup
+	@$(MAKE) --no-print-directory integration-krb-fresh
+
+integration-ha-fresh integration-krb-fresh: integration-%-fresh:
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* integration-$*-tests
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down >/dev/null
 
 integration-ha-tests:
-	$(PYTEST) -q -s --durations=10 tests/ha
+	$(PYTEST) -q -s --durations=10 tests/integration/ha
 
 integration-krb-tests:
-	$(PYTEST) -q -s --durations=10 tests/kerberos
+	$(PYTEST) -q -s --durations=10 tests/integration/kerberos
 
-# Credential rotation under load on the default lab (tests/rotation, docs/security.md "Rotating
+# Credential rotation under load on the default lab (tests/integration/rotation, docs/security.md "Rotating
 # credentials"): SCRAM passwords, host certificates, a CA roll; figures in build/rotation-figures.jsonl.
 # Not part of test: the drills rotate the lab's credentials and take about 46 min on 2 cores.
-integration-rotation: lab-deploy
+integration-rotation: setup
+	@$(SUITE) integration-rotation -- $(MAKE) --no-print-directory integration-rotation-run
+
+integration-rotation-run: lab-deploy
 	@$(MAKE) --no-print-directory integration-rotation-tests
 
 integration-rotation-tests:
-	$(PYTEST) -q -s --durations=10 tests/rotation
+	$(PYTEST) -q -s --durations=10 tests/integration/rotation
 
 # A Spark standalone cluster on the lab's task nodes (role spark_standalone), and the validation
 # job submitted to it instead of running Spark in-process.
@@ -149,10 +170,20 @@ test:
 # Replication figures on the lab, deployed first (a no-change rerun when it already runs), with
 # the validation job installed: docs/performance.md. BENCH_RECORDS, BENCH_SIZES, BENCH_PARTS,
 # BENCH_DEPLOY=1, BENCH_SPARK_CLUSTER=0; writes build/bench/bench.{json,png,log}.
-bench: lab-deploy
+bench: setup
+	@$(SUITE) bench -- $(MAKE) --no-print-directory bench-run
+
+bench-run: lab-deploy
 	ansible-playbook playbooks/validate.yml --tags replication_check_install
 	@mkdir -p build/bench
-	$(BIN)/python -m tests.bench 2>&1 | tee build/bench/bench.log
+	$(BIN)/python -m bench 2>&1 | tee build/bench/bench.log
+
+# Every suite outside `test`, the check before a release: the three-node lab's drills on a lab of
+# their own (removed when they pass), then the default lab's rotation drills and the benchmark.
+release-check:
+	@$(MAKE) --no-print-directory integration-ha
+	@$(MAKE) --no-print-directory integration-rotation
+	@$(MAKE) --no-print-directory bench
 
 clean:
 	rm -rf build .pytest_cache

@@ -29,7 +29,7 @@ scripts/venv.sh
 scripts/ensure_docker.sh
 scripts/build_base_image.sh
 scripts/build_kafka_dist.sh
-# The previous release as well: the three-node lab's rolling upgrade drill starts from it (tests/ha).
+# The previous release as well: the three-node lab's rolling upgrade drill starts from it (tests/integration/ha).
 KAFKA_VERSION=${KAFKA_DR_PREVIOUS_VERSION:-4.2.0} scripts/build_kafka_dist.sh
 scripts/fetch_spark_jars.sh
 scripts/fetch_jmx_exporter.sh

@@ -13,14 +13,15 @@ import subprocess
 from dataclasses import dataclass
 
 import urllib3
+import yaml
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import is_transient
 from tests.integration import lab_admin
 
 KAFKA_RUN = "/opt/kafka/kafka-run"
-# LAB_SHAPE=ha (tests/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
+# LAB_SHAPE=ha (tests/integration/ha, `make integration-ha`): the three-node lab of inventories/lab-ha, whose
 # hosts are the default lab's names prefixed with ha- and whose state lives in .lab-ha.
-# LAB_SHAPE=krb (tests/kerberos): the Kerberos lab of inventories/lab-krb, hosts krb-*, one worker.
+# LAB_SHAPE=krb (tests/integration/kerberos): the Kerberos lab of inventories/lab-krb, hosts krb-*, one worker.
 LAB_SHAPE = os.environ.get("LAB_SHAPE", "default")
 HOST_PREFIX = {"ha": "ha-", "krb": "krb-"}.get(LAB_SHAPE, "")
 SOURCE_BROKER = f"{HOST_PREFIX}src-kafka-1"
@@ -169,6 +170,9 @@ from typing import Any, Callable, Iterator, Optional, TypeVar  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
 LAB_NETWORK = {"ha": "kafka-dr-lab-ha", "krb": "kafka-dr-lab-krb"}.get(LAB_SHAPE, "kafka-dr-lab")
+# The lab shapes' inventories (the Makefile's ANSIBLE_INVENTORY for each LAB_SHAPE).
+LAB_INVENTORIES = {"default": REPO_ROOT / "inventories" / "lab", "ha": REPO_ROOT / "inventories" / "lab-ha",
+                   "krb": REPO_ROOT / "inventories" / "lab-krb"}
 LAB_STATE_DIR = {"ha": ".lab-ha", "krb": ".lab-krb"}.get(LAB_SHAPE, ".lab")
 LAB_IMAGE = os.environ.get("KAFKA_DR_BASE_IMAGE", "kafka-dr/bookworm-systemd:3")
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
@@ -320,7 +324,7 @@ MM2_PASSWORD_KEYS = {"SCRAM-SHA-512": "sasl.password", "SCRAM-SHA-256": "sasl.pa
 
 def scram_mechanism() -> str:
     """The SCRAM mechanism of the lab's clients: SCRAM-SHA-512 until a rotation without a window
-    (tests/rotation) records the other one in .lab/scram-mechanism, as the inventory reads it."""
+    (tests/integration/rotation) records the other one in .lab/scram-mechanism, as the inventory reads it."""
     recorded = REPO_ROOT / LAB_STATE_DIR / "scram-mechanism"
     return recorded.read_text().strip() if recorded.exists() else "SCRAM-SHA-512"
 
@@ -792,10 +796,25 @@ def admin_client_settings(host: str) -> dict[str, str]:
     return dict(settings, **{"bootstrap.servers": bootstrap(host)})
 
 
+def inventory_hosts(shape: str = LAB_SHAPE) -> tuple[str, ...]:
+    """Every host of a lab shape's inventory (its hosts.yml, where each host is listed), sorted."""
+    found: set[str] = set()
+
+    def walk(group: dict[str, Any]) -> None:
+        found.update((group.get("hosts") or {}).keys())
+        for child in (group.get("children") or {}).values():
+            walk(child or {})
+
+    for group in (yaml.safe_load((LAB_INVENTORIES[shape] / "hosts.yml").read_text(encoding="utf-8")) or {}).values():
+        walk(group or {})
+    return tuple(sorted(found))
+
+
 def admin() -> lab_admin.LabAdmin:
-    """This process's Admin clients (one JVM, started on first use, ended with the process)."""
+    """This process's Admin clients (one JVM, started on first use, ended with the process). Its
+    names resolve for every host of the shape's inventory, on any of its networks."""
     if not _ADMIN:
         hosts_file = REPO_ROOT / "build" / "lab-hosts" / f"{LAB_NETWORK}-{os.getpid()}"
-        _ADMIN.append(lab_admin.LabAdmin(LAB_NETWORK, admin_client_settings, hosts_file))
+        _ADMIN.append(lab_admin.LabAdmin(LAB_NETWORK, admin_client_settings, hosts_file, inventory_hosts()))
         atexit.register(hosts_file.unlink, missing_ok=True)
     return _ADMIN[0]

@@ -76,13 +76,27 @@ def client_libs(dist_name: str = "", cache: Path = KAFKA_CACHE) -> Path:
     return home
 
 
-def hosts_lines(network_listing: str) -> list[str]:
-    """Hosts file lines from `docker network inspect` output of "<name> <address>/<bits>;" items."""
+def hosts_lines(network_listing: str, container_listing: str = "") -> list[str]:
+    """Hosts file lines, one address per name (the first one listed wins), from `docker network
+    inspect` output of "<name> <address>/<bits>;" items and `docker inspect` output of
+    "<name> <address> <address>...;" items (a container on several networks has one address on
+    each, all of them reachable from this machine)."""
     lines = ["127.0.0.1 localhost"]
+    named = {"localhost"}
+
+    def add(name: str, address: str) -> None:
+        if address and name not in named:
+            named.add(name)
+            lines.append(f"{address} {name}")
+
     for item in network_listing.split(";"):
         fields = item.split()
         if len(fields) == 2 and "/" in fields[1]:
-            lines.append(f"{fields[1].split('/', 1)[0]} {fields[0]}")
+            add(fields[0], fields[1].split("/", 1)[0])
+    for item in container_listing.split(";"):
+        fields = item.split()
+        if len(fields) >= 2:
+            add(fields[0].lstrip("/"), fields[1])
     return lines
 
 
@@ -157,24 +171,29 @@ def acl_resource_of(flags: Iterable[str]) -> AclResource:
 
 
 class LabAdmin:
-    """Admin clients to the brokers of one docker network, in one JVM started on first use."""
+    """Admin clients to the brokers of a lab shape, in one JVM started on first use.
 
-    def __init__(self, network: str, settings_of: Callable[[str], dict[str, str]], hosts_file: Path) -> None:
+    Names resolve for the containers of the shape's main docker network (those a test starts
+    itself among them) and for each named lab host on whichever networks it has: a shape may put
+    a cluster on a network of its own (the three-node lab's source)."""
+
+    def __init__(self, network: str, settings_of: Callable[[str], dict[str, str]], hosts_file: Path,
+                 hosts: Iterable[str] = ()) -> None:
         self._network = network
+        self._hosts = tuple(hosts)
         self._settings_of = settings_of
         self._hosts_file = hosts_file
         self._jvm: Optional[KafkaJvm] = None
         self._admins: dict[str, Any] = {}
+        # The settings each client was made with: a broker whose trust material changed since
+        # (a CA roll) gets a new client, as an operator's restarted client would.
+        self._admin_settings: dict[str, dict[str, str]] = {}
 
     # ---- the JVM, names and clients ----
 
     def _refresh_hosts(self) -> bool:
-        """Write the network's names and addresses; true when they changed."""
-        listing = subprocess.run(
-            ["docker", "network", "inspect", self._network, "-f",
-             "{{range .Containers}}{{.Name}} {{.IPv4Address}};{{end}}"],
-            capture_output=True, text=True, check=False, timeout=60).stdout
-        text = "\n".join(hosts_lines(listing)) + "\n"
+        """Write the lab's names and addresses; true when they changed."""
+        text = "\n".join(hosts_lines(*self._listings())) + "\n"
         previous = self._hosts_file.read_text(encoding="utf-8") if self._hosts_file.exists() else ""
         if text == previous:
             return False
@@ -183,6 +202,25 @@ class LabAdmin:
         staged.write_text(text, encoding="utf-8")
         staged.replace(self._hosts_file)
         return True
+
+    def _listings(self) -> tuple[str, str]:
+        """The main network's containers, then the named hosts' addresses on all their networks
+        (docker lists the containers that exist; a missing one is simply not resolved)."""
+        network = subprocess.run(
+            ["docker", "network", "inspect", self._network, "-f",
+             "{{range .Containers}}{{.Name}} {{.IPv4Address}};{{end}}"],
+            capture_output=True, text=True, check=False, timeout=60).stdout
+        containers = subprocess.run(
+            ["docker", "inspect", "-f",
+             "{{.Name}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}};", *self._hosts],
+            capture_output=True, text=True, check=False, timeout=60).stdout if self._hosts else ""
+        return network, containers
+
+    def resolvable(self) -> dict[str, str]:
+        """Each name the clients of this process resolve, with its address (the hosts file, written anew)."""
+        self._refresh_hosts()
+        return {line.split()[1]: line.split()[0]
+                for line in self._hosts_file.read_text(encoding="utf-8").splitlines()[1:]}
 
     def _known(self, host: str) -> bool:
         if not self._hosts_file.exists():
@@ -207,8 +245,17 @@ class LabAdmin:
         if host not in self._admins:
             if not self._known(host):
                 self._refresh_hosts()
-            self._admins[host] = self.jvm.org.apache.kafka.clients.admin.Admin.create(self._client_settings(host, "admin"))
+            settings = self._settings(host, "admin")
+            self._admins[host] = self.jvm.org.apache.kafka.clients.admin.Admin.create(
+                self._kafka_jvm().properties(settings))
+            self._admin_settings[host] = settings
         return self._admins[host]
+
+    def _settings_changed(self, host: str) -> bool:
+        """Whether the broker's client settings (its trust store and certificate among them) differ
+        from those its client was made with."""
+        made_with = self._admin_settings.get(host)
+        return made_with is not None and made_with != self._settings(host, "admin")
 
     def _settings(self, host: str, role: str, **extra: str) -> dict[str, str]:
         """A broker's settings for one of this process's clients, with bounded waits."""
@@ -234,6 +281,7 @@ class LabAdmin:
     def forget(self, host: str) -> None:
         """Close the client of a broker that is gone (a test's own broker, removed)."""
         admin = self._admins.pop(host, None)
+        self._admin_settings.pop(host, None)
         if admin is not None:
             try:
                 admin.close(self.jvm.java.time.Duration.ofSeconds(1))
@@ -242,13 +290,14 @@ class LabAdmin:
 
     def call(self, host: str, action: str, work: Callable[[Any], Any], again: bool = True) -> Any:
         """work(admin) for a broker; a Kafka error becomes a RuntimeError naming the broker and
-        the action. When the lab's addresses changed meanwhile (a container restarted), the call
-        is made once more with a new client, unless `again` is false (a write that may have landed)."""
+        the action. When the lab's addresses changed meanwhile (a container restarted) or the
+        broker's client settings did (new trust material), the call is made once more with a new
+        client, unless `again` is false (a write that may have landed)."""
         for attempt in (1, 2):
             try:
                 return work(self._admin(host))
             except Py4JError as exc:
-                if again and attempt == 1 and self._refresh_hosts():
+                if again and attempt == 1 and (self._refresh_hosts() | self._settings_changed(host)):
                     self.forget(host)
                     continue
                 raise RuntimeError(f"{action} on {host}: {java_message(exc)}") from None

@@ -17,7 +17,7 @@ def test_bench_writes_positive_rates_and_ratios(lab_brokers: tuple[str, str], tm
     heartbeats_before = heartbeat_counts()
     env = dict(os.environ, BENCH_RECORDS="3000", BENCH_SIZES="1024", BENCH_PARTS="raw,mm2", BENCH_OUT=str(tmp_path),
                PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-m", "tests.bench"], cwd=lab.REPO_ROOT, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "bench"], cwd=lab.REPO_ROOT, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     results = json.loads((tmp_path / "bench.json").read_text())

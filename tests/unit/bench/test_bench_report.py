@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.bench import report
+from bench import report
 
 
 def rate(records_per_s: float, mib_per_s: float) -> dict[str, float]:

@@ -6,10 +6,10 @@ import importlib
 
 import pytest
 
-from tests.bench import flows
+from bench import flows
 from tests.integration import lab
 
-bench_main = importlib.import_module("tests.bench.__main__")
+bench_main = importlib.import_module("bench.__main__")
 
 
 def test_default_parts_leave_out_the_deployment() -> None:

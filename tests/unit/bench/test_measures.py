@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bench import measures
-from tests.bench.perf_tools import MIB, Rate
+from bench import measures
+from bench.perf_tools import MIB, Rate
 
 
 def test_drain_rate_spans_first_to_last_arrival() -> None:

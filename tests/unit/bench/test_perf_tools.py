@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bench import perf_tools
-from tests.bench.perf_tools import Rate
+from bench import perf_tools
+from bench.perf_tools import Rate
 
 PRODUCER_OUTPUT = """\
 Option --producer-props has been deprecated and will be removed in a future version.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.bench import flows, tuning
+from bench import flows, tuning
 
 
 def figure(records_per_s: float) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from tests.bench import report, tuning
+from bench import report, tuning
 
-bench_main = importlib.import_module("tests.bench.__main__")
+bench_main = importlib.import_module("bench.__main__")
 
 
 def figure(records_per_s: float) -> dict[str, Any]:

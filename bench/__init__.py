@@ -1,4 +1,4 @@
-"""`make bench` (`python -m tests.bench`) runs outside pytest: it gets here the import path that
+"""`make bench` (`python -m bench`) runs outside pytest: it gets here the import path that
 pytest.ini gives the tests (.collections, the checkout as ansible_collections.kafka_dr.mm2), so
 the lab helpers import the collection's modules as they do under pytest."""
 

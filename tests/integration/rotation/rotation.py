@@ -2,7 +2,7 @@
 (src -> dst, topics foo.*) while site.yml changes a credential, then the Connect REST status
 seen during the change, the workers' logs of the change window, and the validator's verdict.
 
-The producer, the progress watch and the validator are those of tests/ha/drill.py.
+The producer, the progress watch and the validator are those of tests/integration/ha/drill.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from tests.ha import drill
+from tests.integration.ha import drill
 from tests.integration import lab
 
 FIGURES = lab.REPO_ROOT / "build" / "rotation-figures.jsonl"

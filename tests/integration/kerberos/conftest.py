@@ -17,7 +17,7 @@ from tests.integration import lab
 @pytest.fixture(scope="session")
 def krb_lab() -> dict[str, lab.PlaybookRun]:
     if lab.LAB_SHAPE != "krb":
-        pytest.fail("tests/kerberos run on the Kerberos lab: use `make integration-krb` (LAB_SHAPE=krb)")
+        pytest.fail("tests/integration/kerberos run on the Kerberos lab: use `make integration-krb` (LAB_SHAPE=krb)")
     runs: dict[str, lab.PlaybookRun] = {}
     if os.environ.get("KAFKA_DR_KRB_DEPLOYED") == "1":
         return runs

@@ -13,13 +13,13 @@ import os
 import pytest
 
 from tests.integration import lab
-from tests.ha import drill
+from tests.integration.ha import drill
 
 
 @pytest.fixture(scope="session")
 def halab() -> drill.HaLab:
     if lab.LAB_SHAPE != "ha":
-        pytest.fail("tests/ha run on the three-node lab: use `make integration-ha` (LAB_SHAPE=ha)")
+        pytest.fail("tests/integration/ha run on the three-node lab: use `make integration-ha` (LAB_SHAPE=ha)")
     halab = drill.HaLab()
     if os.environ.get("KAFKA_DR_HA_DEPLOYED") == "1":  # while developing a drill: the lab is already up
         return halab

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from tests.bench import flows, measures, perf_tools
-from tests.bench.replication import DEFAULT_PARTITIONS, SOURCE, TARGET, Cleanup, Settings, drain, retry
+from bench import flows, measures, perf_tools
+from bench.replication import DEFAULT_PARTITIONS, SOURCE, TARGET, Cleanup, Settings, drain, retry
 from tests.integration import lab
 
 DEFAULTS_FIRST = "defaults (first)"

@@ -1,4 +1,4 @@
-"""Benchmarks on the lab: `make bench` (python -m tests.bench).
+"""Benchmarks on the lab: `make bench` (python -m bench).
 
 Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
   raw        Kafka's perf tools: the clusters' limit with MM2's client settings
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.bench import flows, replication, report, tuning, validator_throughput
+from bench import flows, replication, report, tuning, validator_throughput
 from tests.integration import lab
 
 ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "tuning", "deploy")

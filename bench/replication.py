@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from tests.bench import flows, measures, perf_tools
-from tests.bench.perf_tools import Rate
+from bench import flows, measures, perf_tools
+from bench.perf_tools import Rate
 from tests.integration import lab
 
 SOURCE = lab.SOURCE_BROKER

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.ha import drill
+from tests.integration.ha import drill
 from tests.integration import lab
-from tests.rotation import rotation
-from tests.rotation.rotation import RotationLab
+from tests.integration.rotation import rotation
+from tests.integration.rotation.rotation import RotationLab
 
 WORKER_SECRETS = ("/etc/kafka/connect/secrets/mm2.properties", "/etc/kafka/connect/secrets/worker.properties")
 

@@ -13,8 +13,8 @@ import subprocess
 import time
 from typing import Any, Callable
 
-from tests.ha import drill
-from tests.ha.drill import BROKER_SERVICE, RUN_ID, WORKER_SERVICE
+from tests.integration.ha import drill
+from tests.integration.ha.drill import BROKER_SERVICE, RUN_ID, WORKER_SERVICE
 from tests.integration import lab
 
 RATE = 250  # records per second from the drills' producer: steady load the two cores sustain

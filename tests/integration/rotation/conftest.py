@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from tests.integration import lab
-from tests.rotation import rotation
+from tests.integration.rotation import rotation
 
 
 @pytest.fixture(scope="session")
 def rotlab() -> rotation.RotationLab:
     if lab.LAB_SHAPE != "default":
-        pytest.fail("tests/rotation run on the default lab: use `make integration-rotation`")
+        pytest.fail("tests/integration/rotation run on the default lab: use `make integration-rotation`")
     rotlab = rotation.RotationLab()
     run = rotlab.playbook("playbooks/validate.yml", None, "--tags", "replication_check_install")
     assert run.returncode == 0, run.output[-4000:]

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from tests.bench.perf_tools import MIB, Rate
+from bench.perf_tools import MIB, Rate
 
 _TIMESTAMP = re.compile(r"^(?:CreateTime|LogAppendTime):(\d+)")
 
