@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections import Counter, defaultdict
 
@@ -56,3 +57,14 @@ def test_clusters_have_distinct_ids(lab_brokers: tuple[str, str]) -> None:
     }
     assert all(value.startswith("Cluster ID: ") for value in cluster_ids.values()), cluster_ids
     assert len(set(cluster_ids.values())) == 2
+
+
+def test_the_test_process_resolves_every_host_of_the_lab_to_its_container() -> None:
+    """What every drill suite relies on, checked on the running lab: each host of the shape's
+    inventory resolves, in the test process's hosts file, to an address docker gives that container."""
+    resolved = lab.admin().resolvable()
+    for host in lab.inventory_hosts():
+        inspected = subprocess.run(["docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}",
+                                    host], capture_output=True, text=True, check=True, timeout=60)
+        addresses = inspected.stdout.split()
+        assert resolved.get(host) in addresses, (host, resolved.get(host), addresses)

@@ -379,3 +379,75 @@ def test_a_group_read_is_not_made_again_after_the_lab_addresses_changed(
     with pytest.raises(RuntimeError):
         admin.console_consume("src-kafka-1", ["--topic", "orders"])
     assert runs == ["run", "run", "run"]
+
+
+def test_a_host_on_a_network_of_its_own_resolves_and_the_first_address_listed_wins() -> None:
+    network = "ha-dst-kafka-1 172.20.0.2/16;ha-task-1-1 172.20.0.5/16;"
+    containers = "/ha-src-kafka-1 172.21.0.2;/ha-task-1-1 172.21.0.3 172.20.0.5;/ha-gone;"
+    assert lab_admin.hosts_lines(network, containers) == [
+        "127.0.0.1 localhost", "172.20.0.2 ha-dst-kafka-1", "172.20.0.5 ha-task-1-1", "172.21.0.2 ha-src-kafka-1"]
+
+
+class FakeDocker:
+    """`docker network inspect` lists no container at all (the worst case: every lab host on
+    networks of its own); `docker inspect` answers for each container it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def run(self, command: list[str], **_kwargs: Any) -> SimpleNamespace:
+        if command[:3] == ["docker", "network", "inspect"]:
+            return SimpleNamespace(stdout="", returncode=0)
+        assert command[:3] == ["docker", "inspect", "-f"], command
+        names = command[4:]
+        self.asked += names
+        return SimpleNamespace(stdout="".join(f"/{name} 10.9.0.{index + 2};" for index, name in enumerate(names)),
+                               returncode=0)
+
+
+@pytest.mark.parametrize("shape", ["default", "ha", "krb"])
+def test_every_host_of_each_lab_shape_resolves_whatever_its_networks(
+        shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The contract the drills rely on: the test process resolves each host of the shape's
+    inventory, not only those of the main network (the three-node lab's source broker has a
+    network of its own)."""
+    from tests.integration import lab  # pylint: disable=import-outside-toplevel
+
+    docker = FakeDocker()
+    monkeypatch.setattr(lab_admin.subprocess, "run", docker.run)
+    hosts = lab.inventory_hosts(shape)
+    resolver = lab_admin.LabAdmin(f"kafka-dr-lab-{shape}", lambda host: {}, tmp_path / "hosts", hosts)
+    assert sorted(resolver.resolvable()) == sorted(hosts)
+    assert sorted(docker.asked) == sorted(hosts)
+
+
+def test_a_broker_whose_trust_material_changed_gets_a_new_client_and_the_call_is_tried_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As after a CA roll's switch: the client made with the old trust store fails, the broker's
+    settings now carry the new one, so the call is made once more with a client made from them."""
+    trust = {"ssl.truststore.certificates": "old CA"}
+    admin = lab_admin.LabAdmin("kafka-dr-lab", lambda host: dict(trust), tmp_path / "hosts")
+    made: list[str] = []
+
+    def make_client(host: str) -> str:
+        if host not in admin._admin_settings:  # pylint: disable=protected-access
+            admin._admin_settings[host] = admin._settings(host, "admin")  # pylint: disable=protected-access
+            made.append(admin._admin_settings[host]["ssl.truststore.certificates"])  # pylint: disable=protected-access
+        return f"client trusting {made[-1]}"
+
+    monkeypatch.setattr(admin, "_admin", make_client)
+    monkeypatch.setattr(admin, "_refresh_hosts", lambda: False)
+    monkeypatch.setattr(lab_admin, "java_message", lambda error: f"SSLHandshakeException: {error}")
+
+    def work(client: str) -> str:
+        if client == "client trusting old CA":
+            trust["ssl.truststore.certificates"] = "old CA\nnew CA"
+            raise FakeJavaError("unable to find valid certification path")
+        return f"offsets through the {client}"
+
+    assert admin.call("src-kafka-1", "end offsets", work) == "offsets through the client trusting old CA\nnew CA"
+    assert made == ["old CA", "old CA\nnew CA"]
+    # Settings unchanged since: a failure is reported, not tried again.
+    with pytest.raises(RuntimeError, match="^end offsets on src-kafka-1: SSLHandshakeException"):
+        admin.call("src-kafka-1", "end offsets", lambda client: (_ for _ in ()).throw(FakeJavaError("down")))
+    assert len(made) == 2
