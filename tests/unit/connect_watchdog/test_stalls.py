@@ -4,132 +4,52 @@
 """Stall detection of the restart watchdog: a RUNNING MirrorSourceConnector task whose write
 counter does not move while records wait on the source. The decision rules firing and not
 firing, the history reset on restarts, rebalances and vanished series, exporter outages, the
-restart through the backoff and cap it shares with failed tasks, the metrics, the reader of
-the exporter endpoint over HTTP, and the service reading a served page. The fake Connect
-worker and an injected clock run hours of polls in milliseconds."""
+restart through the backoff and cap it shares with failed tasks, and the metrics. The fake
+Connect worker and an injected clock run hours of polls in milliseconds."""
 
 from __future__ import annotations
 
-import base64
 import json
-import logging
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import threading
-import time
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import pytest
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient, connector_path
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import (
+    ConnectApiError,
+    ConnectClient,
+    connector_path,
+)
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.prometheus_text import Sample
+from connect_watchdog.decisions import RECORDS_GROWING, RECORDS_WAITING, Observation, Snapshot, UnitKey
+from connect_watchdog.stalls import (
     CONSUMER_LAG_METRIC,
-    LOG,
-    RECORDS_GROWING,
-    RECORDS_WAITING,
     WRITE_TOTAL_METRIC,
-    ExporterError,
-    ExporterReader,
-    Observation,
-    Snapshot,
     StallTrack,
-    StateStore,
     TaskReading,
-    UnitKey,
-    Watchdog,
     find_stall,
     is_copying,
     task_readings,
     track_stalls,
     track_task,
 )
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.prometheus_text import Sample, parse_exposition
+from connect_watchdog.state import StateStore
+from connect_watchdog.watchdog import Watchdog
 
 from fake_connect import WORKER_ID, FakeConnect
+from watchdog_helpers import CONFIG, CONNECTOR, OTHER_WORKER, TASK_0, TASK_1, Clock, FakeExporter
 
-OTHER_WORKER = '127.0.0.2:8083'
-CONNECTOR = 'mm2-src-dst-source'
-CONFIG = {'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector', 'tasks.max': '2'}
+
 POLL = 30.0
 LONG_STEP = 240.0
 WINDOW = 600.0
 HOUR = 3600.0
-TASK_0, TASK_1 = UnitKey(CONNECTOR, 0), UnitKey(CONNECTOR, 1)
-SCRAPE_PASSWORD = 'scrape-pw-never-logged'
-
-
-class Clock:
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class FakeExporter:
-    """The worker's exporter page as the JMX exporter writes it: a write counter per task and the
-    consumer lag per source partition. `error` makes the next reads fail."""
-
-    url = 'http://127.0.0.1:9404/metrics'
-
-    def __init__(self) -> None:
-        self.written: Dict[UnitKey, float] = {}
-        self.lag: Dict[UnitKey, Dict[int, float]] = {}
-        self.error: Optional[str] = None
-        self.reads = 0
-
-    def set(self, key: UnitKey, written: float, *lags: float) -> None:
-        self.written[key] = written
-        self.lag[key] = dict(enumerate(lags))
-
-    def remove(self, key: UnitKey) -> None:
-        self.written.pop(key, None)
-        self.lag.pop(key, None)
-
-    def page(self) -> str:
-        lines = ['# TYPE %s counter' % WRITE_TOTAL_METRIC]
-        lines += ['%s{connector="%s",task="%d"} %r' % (WRITE_TOTAL_METRIC, key.connector, key.task, value)
-                  for key, value in self.written.items()]
-        lines.append('# TYPE %s gauge' % CONSUMER_LAG_METRIC)
-        lines += ['%s{connector="%s",partition="%d",source="src",source_topic="orders",target="dst",task="%d"} %r'
-                  % (CONSUMER_LAG_METRIC, key.connector, partition, key.task, value)
-                  for key, partitions in self.lag.items() for partition, value in partitions.items()]
-        return '\n'.join(lines).replace('nan', 'NaN') + '\n'
-
-    def read(self) -> List[Sample]:
-        self.reads += 1
-        if self.error:
-            raise ExporterError(self.error)
-        return parse_exposition(self.page())
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv('NO_PROXY', '127.0.0.1,localhost')
-    monkeypatch.setenv('no_proxy', '127.0.0.1,localhost')
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture
 def exporter() -> FakeExporter:
     return FakeExporter()
 
-
-@pytest.fixture
-def log_lines(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    caplog.set_level(logging.INFO, logger=LOG.name)
-    yield caplog
 
 
 class DirectClient:
@@ -494,127 +414,3 @@ def test_a_failed_rest_poll_reads_no_metrics(clock: Clock, tmp_path: Path, expor
                         stall_seconds=WINDOW)
     assert watchdog.poll_once() is None
     assert exporter.reads == 0
-
-
-# ---- the exporter endpoint over HTTP ----------------------------------------------------------------
-
-class ExporterHandler(BaseHTTPRequestHandler):
-    page = ''
-    status = 200
-    credentials = ''
-    accepts: List[str] = []
-
-    def do_GET(self) -> None:  # pylint: disable=invalid-name
-        self.accepts.append(self.headers.get('Accept', ''))
-        expected = 'Basic ' + base64.b64encode(self.credentials.encode()).decode()
-        if self.credentials and self.headers.get('Authorization') != expected:
-            self.send_response(401)
-            self.send_header('WWW-Authenticate', 'Basic realm="/"')
-            self.end_headers()
-            return
-        body = self.page.encode('utf-8')
-        self.send_response(self.status)
-        self.send_header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # pylint: disable=redefined-builtin
-        """Quiet."""
-
-
-@pytest.fixture
-def exporter_server() -> Iterator[Tuple[str, type]]:
-    handler = type('Handler', (ExporterHandler,), {'accepts': []})
-    server = ThreadingHTTPServer(('127.0.0.1', 0), handler)
-    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
-    try:
-        yield 'http://127.0.0.1:%d/metrics' % server.server_address[1], handler
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def test_the_reader_reads_a_page_with_basic_authentication(exporter_server: Tuple[str, type]) -> None:
-    url, handler = exporter_server
-    page = FakeExporter()
-    page.set(TASK_0, 500, 100, 20)
-    handler.page = page.page()
-    handler.credentials = 'scraper:' + SCRAPE_PASSWORD
-    reader = ExporterReader(url, 'scraper', SCRAPE_PASSWORD, timeout=5)
-    assert task_readings(reader.read()) == {TASK_0: TaskReading(500, 120)}
-    assert handler.accepts == ['text/plain; version=0.0.4']
-    with pytest.raises(ExporterError) as refused:
-        ExporterReader(url, 'scraper', 'wrong', timeout=5).read()
-    assert str(refused.value) == 'GET %s answered HTTP 401' % url
-
-
-def test_the_reader_rejects_a_page_it_cannot_read(exporter_server: Tuple[str, type]) -> None:
-    url, handler = exporter_server
-    handler.page = '<html>login</html>\n'
-    with pytest.raises(ExporterError, match=r'not the Prometheus text format \(line 1: no metric name'):
-        ExporterReader(url, timeout=5).read()
-    handler.status = 500
-    with pytest.raises(ExporterError, match='answered HTTP 500'):
-        ExporterReader(url, timeout=5).read()
-
-
-def test_the_reader_names_a_transport_error_without_credentials(closed_port_url: str) -> None:
-    with pytest.raises(ExporterError) as error:
-        ExporterReader(closed_port_url + '/metrics', 'scraper', SCRAPE_PASSWORD, timeout=2).read()
-    assert str(error.value) == 'GET %s/metrics failed: ConnectionError' % closed_port_url
-    assert SCRAPE_PASSWORD not in str(error.value)
-
-
-# ---- the service ----------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-def test_the_service_restarts_a_stalled_task_from_a_served_page(fake: FakeConnect, collection_root: Path, tmp_path: Path,
-                                                                exporter_server: Tuple[str, type]) -> None:
-    """The installed files as the unit runs them, with a short window against a served exporter page."""
-    url, handler = exporter_server
-    page = FakeExporter()
-    page.set(TASK_1, 500, 12345)
-    handler.page = page.page()
-    handler.credentials = 'scraper:' + SCRAPE_PASSWORD
-    package = tmp_path / 'watchdog' / 'kafka_dr_watchdog'
-    package.mkdir(parents=True)
-    for name in ('connect_client.py', 'connect_watchdog.py', 'prometheus_text.py'):
-        shutil.copy(collection_root / 'plugins' / 'module_utils' / name, package / name)
-    fake.add_connector(CONNECTOR, CONFIG)
-    port = free_port()
-    config = tmp_path / 'watchdog.json'
-    config.write_text(json.dumps({
-        'urls': [fake.url], 'worker_id': WORKER_ID, 'state_file': str(tmp_path / 'state.json'), 'poll_interval': 0.05,
-        'metrics_address': '127.0.0.1', 'metrics_port': port, 'stall_seconds': 0.2, 'exporter_url': url,
-        'exporter_username': 'scraper', 'exporter_password': SCRAPE_PASSWORD}))
-    env = dict(os.environ, PYTHONPATH=str(tmp_path / 'watchdog'), PYTHONDONTWRITEBYTECODE='1')
-    service = subprocess.Popen([sys.executable, '-m', 'kafka_dr_watchdog.connect_watchdog', '--config', str(config)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    try:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        deadline = time.monotonic() + 20
-        metrics = ''
-        while 'kafka_dr_connect_stall_restarts_total{' not in metrics and time.monotonic() < deadline:
-            time.sleep(0.1)
-            try:
-                with opener.open('http://127.0.0.1:%d/metrics' % port, timeout=2) as answer:
-                    metrics = answer.read().decode()
-            except OSError:
-                continue
-        assert 'kafka_dr_connect_stall_restarts_total{connector="%s",task="1"} 1' % CONNECTOR in metrics
-    finally:
-        service.send_signal(signal.SIGTERM)
-        stdout, stderr = service.communicate(timeout=10)
-    assert service.returncode == 0, stderr
-    assert 'stall detection over 0.2s from %s' % url in stdout
-    assert "INFO reading the worker's metrics at %s: 1 MirrorSourceConnector tasks" % url in stdout
-    assert 'INFO restart connector="%s" task=1 attempt=1 next_delay=2m outcome=requested stalled="RUNNING but wrote ' \
-           'nothing for 0 s while 12345 records wait on the source"' % CONNECTOR in stdout
-    assert SCRAPE_PASSWORD not in stdout + stderr
-    assert restart_paths(fake)[0] == '/connectors/%s/tasks/1/restart' % CONNECTOR
