@@ -2,11 +2,17 @@
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The generated parts of the docs (scripts/gen_docs.py): role variable tables equal to
-meta/argument_specs.yml, the lab model in docs/mirrormaker.md equal to the lab inventory."""
+meta/argument_specs.yml, the lab model in docs/mirrormaker.md equal to the lab inventory; the
+changelog fragments pass antsibull-changelog's lint and CHANGELOG.md is generated from
+changelogs/changelog.yaml; the README's commands and links hold."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
@@ -139,3 +145,62 @@ def test_check_finds_a_readme_without_its_table(tmp_path: Path) -> None:
     _mini_checkout(tmp_path)
     (tmp_path / 'roles' / 'demo' / 'README.md').write_text('# Role `kafka_dr.mm2.demo`\n\nHand-written only.\n')
     assert gen_docs.stale_docs(tmp_path) == ['roles/demo/README.md: no ARGUMENT SPECS block (the generator appends one)']
+
+
+# --- the changelog (antsibull-changelog, docs/development.md) ------------------------------------
+
+def antsibull_changelog(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    if importlib.util.find_spec('antsibull_changelog') is None:
+        pytest.fail('antsibull-changelog is missing from the venv: `make setup` installs it (requirements.txt)')
+    return subprocess.run([sys.executable, '-m', 'antsibull_changelog', *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_changelog_fragments_pass_the_lint() -> None:
+    result = antsibull_changelog('lint', cwd=REPO_ROOT)
+    assert (result.returncode, result.stdout + result.stderr) == (0, '')
+
+
+def test_changelog_yaml_passes_the_lint() -> None:
+    result = antsibull_changelog('lint-changelog-yaml', 'changelogs/changelog.yaml', cwd=REPO_ROOT)
+    assert (result.returncode, result.stdout + result.stderr) == (0, '')
+
+
+def test_changelog_is_generated_from_changelog_yaml(tmp_path: Path) -> None:
+    """CHANGELOG.md is what `antsibull-changelog generate` writes: edit changelogs/, not it."""
+    shutil.copy(REPO_ROOT / 'galaxy.yml', tmp_path)
+    (tmp_path / 'changelogs').mkdir()
+    for name in ('config.yaml', 'changelog.yaml'):
+        shutil.copy(REPO_ROOT / 'changelogs' / name, tmp_path / 'changelogs')
+    result = antsibull_changelog('generate', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (REPO_ROOT / 'CHANGELOG.md').read_text() == (tmp_path / 'CHANGELOG.md').read_text(), (
+        'CHANGELOG.md differs from changelogs/changelog.yaml: run `antsibull-changelog generate`')
+    assert not (REPO_ROOT / 'CHANGELOG.rst').exists(), 'one changelog: CHANGELOG.md'
+
+
+# --- the README ----------------------------------------------------------------------------------
+
+README = REPO_ROOT / 'README.md'
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    """.ci/run calls the README's test command."""
+    first_block = re.search(r'```sh\n(.*?)```', README.read_text(), re.DOTALL)
+    assert first_block is not None
+    commands = [line.split('#')[0].strip() for line in first_block[1].splitlines()]
+    assert commands == ['make demo', 'make test']
+    assert 'make test' in (REPO_ROOT / '.ci' / 'run').read_text()
+
+
+def test_readme_links_resolve() -> None:
+    for target in re.findall(r'\]\(([^)#]+)(?:#[^)]*)?\)', README.read_text()):
+        if '://' not in target:
+            assert (REPO_ROOT / target).exists(), target
+
+
+def test_development_guide_keeps_the_suites_table() -> None:
+    """scripts/suites.py rewrites the block between these markers."""
+    guide = (REPO_ROOT / 'docs' / 'development.md').read_text()
+    assert guide.count('<!-- suites:begin') == 1 and guide.count('<!-- suites:end -->') == 1
+    assert 'tests/time_budget.json' in guide and 'build/phases.json' in guide

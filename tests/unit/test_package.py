@@ -23,9 +23,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_GALAXY = REPO_ROOT / '.venv' / 'bin' / 'ansible-galaxy'
 
 # What ships, by top-level path (a trailing / names a directory and all below it). The lab
-# (inventories/lab, playbooks/lab*.yml), molecule/, tests/, scripts/ and the Makefile's
+# (inventories/lab, playbooks/lab*.yml), molecule/, tests/, bench/, scripts/ and the Makefile's
 # tooling stay in the checkout: they need its venv, its Docker lab and each other.
-SHIPPED = ('MANIFEST.json', 'FILES.json', 'README.md', 'CHANGELOG.md', 'meta/', 'plugins/', 'roles/',
+SHIPPED = ('MANIFEST.json', 'FILES.json', 'README.md', 'CHANGELOG.md', 'changelogs/', 'meta/', 'plugins/', 'roles/',
            'playbooks/', 'docs/', 'inventories/example_emr/', 'extensions/')
 NOT_SHIPPED = ('playbooks/lab.yml', 'playbooks/lab_down.yml')
 
@@ -203,14 +203,16 @@ def test_tarball_holds_only_the_collection(tarball: Dict[str, bytes]) -> None:
     assert [name for name in tarball if _outside_allow_list(name)] == []
     for must in ('MANIFEST.json', 'FILES.json', 'README.md', 'meta/runtime.yml', 'playbooks/site.yml',
                  'plugins/modules/connector.py', 'roles/mirrormaker/tasks/main.yml', 'docs/mirrormaker.md',
-                 'inventories/example_emr/hosts.yml', 'extensions/monitoring/prometheus/mm2_alerts.yml'):
+                 'inventories/example_emr/hosts.yml', 'extensions/monitoring/prometheus/mm2_alerts.yml',
+                 'CHANGELOG.md', 'changelogs/changelog.yaml', 'changelogs/config.yaml'):
         assert must in tarball, must
 
 
 @pytest.mark.playbook
 def test_tarball_leaves_planted_local_state_out(tarball: Dict[str, bytes]) -> None:
     assert [name for name in PLANTED if name in tarball] == []
-    assert [name for name in tarball if name.split('/')[0] in ('.lab', 'reports', 'build', 'tests', 'molecule')] == []
+    assert [name for name in tarball
+            if name.split('/')[0] in ('.lab', 'reports', 'build', 'tests', 'molecule', 'bench', 'scripts')] == []
 
 
 @pytest.mark.playbook
