@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafka_dr.mm2 contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Render a mapping as a Java properties document (what Kafka reads)."""
+"""Render a mapping as a Java properties document (what Kafka reads); the escaping is module_utils/java_properties.py's."""
 
 from __future__ import annotations
 
@@ -37,29 +37,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
-
-
-def _escape(text: str, is_key: bool) -> str:
-    escaped: list[str] = []
-    for index, char in enumerate(text):
-        if char == "\\":
-            escaped.append("\\\\")
-        elif char == "\n":
-            escaped.append("\\n")
-        elif char == "\r":
-            escaped.append("\\r")
-        elif char == "\t":
-            escaped.append("\\t")
-        elif char in "=:#!" and (is_key or index == 0):
-            escaped.append("\\" + char)
-        elif char == " " and (is_key or index == 0):
-            # Leading spaces of a value (and any in a key) would be dropped by the parser.
-            escaped.append("\\ ")
-        elif ord(char) > 0x7E:
-            escaped.append("\\u%04x" % ord(char) if ord(char) <= 0xFFFF else char)
-        else:
-            escaped.append(char)
-    return "".join(escaped)
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import dumps
 
 
 def _value_text(key: str, value: object) -> str:
@@ -72,12 +50,12 @@ def _value_text(key: str, value: object) -> str:
 def to_properties(properties: dict) -> str:
     if not isinstance(properties, dict):
         raise AnsibleFilterError("to_properties expects a dictionary, got %s" % type(properties).__name__)
-    lines = [
-        "%s=%s" % (_escape(str(key), True), _escape(_value_text(str(key), value), False))
+    pairs = [
+        (str(key), _value_text(str(key), value))
         for key, value in sorted(properties.items(), key=lambda item: str(item[0]))
         if value is not None
     ]
-    return "\n".join(lines) + "\n"
+    return dumps(pairs) or "\n"
 
 
 class FilterModule:

@@ -22,6 +22,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import PropertiesFormatError, read_file as read_properties_file
+
 PY4J_IMPORT_ERROR: Optional[str]
 try:
     from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
@@ -42,7 +44,6 @@ POLL_MS = 500
 EMPTY_POLLS_LIMIT = 20
 # ${file:/path/to/file:key}: Connect's FileConfigProvider syntax, resolved here on the host.
 FILE_PLACEHOLDER = re.compile(r'\$\{file:([^:}]+):([^}]+)\}')
-PROPERTY_LINE = re.compile(r'([^=:\s]+)\s*[=:]?\s*(.*)$')
 THROWABLE = re.compile(r'(?:[a-z_][\w$]*\.)+([A-Z][\w$]*(?:Exception|Error))')
 
 
@@ -100,7 +101,7 @@ def resolve_file_placeholders(settings: Mapping[str, str], read_file=None) -> Di
     module's arguments; a missing file or key is an error that names both.
     """
     cache: Dict[str, Dict[str, str]] = {}
-    reader = read_file or _read_properties
+    reader = read_file or read_secret_file
 
     def substitute(match: 're.Match[str]') -> str:
         path, key = match.group(1), match.group(2)
@@ -113,22 +114,14 @@ def resolve_file_placeholders(settings: Mapping[str, str], read_file=None) -> Di
     return {name: FILE_PLACEHOLDER.sub(substitute, str(value)) for name, value in settings.items()}
 
 
-def _read_properties(path: str) -> Dict[str, str]:
-    """key=value lines of a Java properties file (comments and blank lines skipped)."""
+def read_secret_file(path: str) -> Dict[str, str]:
+    """The keys of a properties file as Kafka's FileConfigProvider reads them (escapes undone)."""
     try:
-        with open(path, encoding='utf-8') as handle:
-            lines = handle.read().splitlines()
+        return read_properties_file(path)
     except OSError as exc:
         raise ValueError('cannot read secret file %s: %s' % (path, exc.strerror or exc))
-    values: Dict[str, str] = {}
-    for line in lines:
-        stripped = line.strip()
-        if not stripped or stripped[0] in '#!':
-            continue
-        match = PROPERTY_LINE.match(stripped)
-        if match:
-            values[match.group(1)] = match.group(2)
-    return values
+    except PropertiesFormatError as exc:
+        raise ValueError('secret file %s: %s' % (path, exc))
 
 
 def java_message(error: BaseException) -> str:

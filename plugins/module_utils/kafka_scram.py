@@ -20,6 +20,8 @@ import string
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import as_int
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import escape_value
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_tool import write_private_file
 
 MECHANISMS = ('SCRAM-SHA-512', 'SCRAM-SHA-256')
@@ -67,16 +69,6 @@ class ScramAccount:
     def fingerprint(self, salt: str) -> str:
         text = '%s:%s:%s:%d:%s' % (salt, self.name, self.mechanism, self.iterations, self.password or '')
         return hashlib.sha512(text.encode('utf-8')).hexdigest()
-
-
-def as_int(value: Any) -> Optional[int]:
-    """An integer given as a number or as text (inventory values may be either), else None."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def account_errors(users: Any, default_mechanism: Any, default_iterations: Any) -> List[str]:
@@ -210,30 +202,8 @@ class StateDir:
         """The credential as ConfigCommand reads it (--add-config-file), root-only; returns its path."""
         path = self.file('%s.add-config' % account.name)
         value = 'iterations=%d,password=%s' % (account.iterations, account.password or '')
-        write_private_file(path, '%s=%s\n' % (account.mechanism, escape_property_value(value)))
+        write_private_file(path, '%s=%s\n' % (account.mechanism, escape_value(value)))
         return path
-
-
-def escape_property_value(text: str) -> str:
-    """Java properties escaping of a value, so any password reads back unchanged."""
-    escaped: List[str] = []
-    for index, char in enumerate(text):
-        if char == '\\':
-            escaped.append('\\\\')
-        elif char in '\n\r\t\f':
-            escaped.append({'\n': '\\n', '\r': '\\r', '\t': '\\t', '\f': '\\f'}[char])
-        elif char in ' =:#!' and index == 0:
-            escaped.append('\\' + char)
-        elif ord(char) > 0x7E or ord(char) < 0x20:
-            escaped.extend('\\u%04x' % unit for unit in _utf16_units(char))
-        else:
-            escaped.append(char)
-    return ''.join(escaped)
-
-
-def _utf16_units(char: str) -> List[int]:
-    data = char.encode('utf-16-be')
-    return [int.from_bytes(data[offset:offset + 2], 'big') for offset in range(0, len(data), 2)]
 
 
 def describe_accounts(listed: Mapping[str, Mapping[str, int]], touched: Iterable[Tuple[str, str]] = ()) -> str:

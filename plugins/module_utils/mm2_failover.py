@@ -23,6 +23,7 @@ the report says which method each partition used.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import struct
@@ -36,10 +37,12 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     KafkaSideError,
     TopicPartition,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import RecordFormatError
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import decode_checkpoint as decode_checkpoint_record
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 
 PLANNED = 'planned'
 UNPLANNED = 'unplanned'
-CHECKPOINT_VERSION = 0
 # How a partition's target offset was found.
 METHOD_EXACT = 'exact'            # the first target copy of the record at the committed offset
 METHOD_AFTER_LAST = 'after-last'  # the group had read everything: just after the copy of the last record
@@ -177,22 +180,11 @@ def decode_checkpoint(key: Optional[bytes], value: Optional[bytes], timestamp_ms
     if key is None or value is None:
         return None
     try:
-        group, rest = _take_string(key)
-        topic, rest = _take_string(rest)
-        (partition,) = struct.unpack('>i', rest)
-        version, upstream, downstream = struct.unpack('>hqq', value[:18])
-    except (struct.error, UnicodeDecodeError, ValueError):
+        record = decode_checkpoint_record(key, value)
+    except RecordFormatError:
         return None
-    if version != CHECKPOINT_VERSION:
-        return None
-    return Checkpoint(group, topic, partition, upstream, downstream, timestamp_ms)
-
-
-def _take_string(data: bytes) -> Tuple[str, bytes]:
-    (length,) = struct.unpack('>h', data[:2])
-    if length < 0 or len(data) < 2 + length:
-        raise ValueError('short string')
-    return data[2:2 + length].decode('utf-8'), data[2 + length:]
+    return Checkpoint(record.group, record.topic, record.partition, record.upstream_offset, record.downstream_offset,
+                      timestamp_ms)
 
 
 def newest_checkpoints(records: Iterable[KafkaRecord]) -> Dict[Tuple[str, str, int], Checkpoint]:
@@ -687,8 +679,10 @@ def _dash(value: Any) -> str:
 
 
 def naming(policy: str, source_alias: str, separator: str) -> Tuple[Callable[[str], str], Callable[[str], Optional[str]]]:
-    """Remote topic of a source topic, and back, under MM2's default or identity replication policy."""
-    if policy == 'identity':
-        return (lambda topic: topic), (lambda remote: remote)
-    prefix = source_alias + separator
-    return (lambda topic: prefix + topic), (lambda remote: remote[len(prefix):] if remote.startswith(prefix) else None)
+    """Remote topic of a topic of cluster `source_alias`, and back (None for a topic not from there)."""
+    rules = ReplicationNaming(policy=policy, separator=separator, source_alias=source_alias)
+
+    def source_topic(remote: str) -> Optional[str]:
+        return rules.upstream_topic(remote) if rules.topic_source(remote) == source_alias else None
+
+    return functools.partial(rules.remote_topic, source_alias), source_topic

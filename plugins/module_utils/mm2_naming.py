@@ -20,8 +20,10 @@ The rules are those of MM2's DefaultReplicationPolicy and IdentityReplicationPol
 ``replication.policy.internal.topic.separator.enabled`` is false, when it is ``.`` (the names
 of MM2 before Kafka 3.0). The identity policy inherits every internal topic name.
 
-The planner, the mirrormaker role's topic checks and the replication_check role's inputs
-all use this module; the validator job on the remote host receives the names it computes.
+The planner, the mirrormaker role's topic checks, the replication_check role's inputs, the
+failover and status modules and the validator job all use this module (the replication_check
+role ships this very file into the validator package). Standard library only, so it imports
+on any host.
 """
 
 from __future__ import annotations

@@ -1,3 +1,6 @@
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Decoders (and encoders, for tests and tooling) of MM2's internal record formats.
 
 All use Kafka's protocol types, big-endian: STRING is an int16 byte length followed
@@ -10,6 +13,9 @@ by UTF-8 bytes; INT16/INT32/INT64 are signed fixed-width integers.
 - offset-sync value: upstream offset INT64, downstream offset INT64
 - heartbeat key:    source alias STRING, target alias STRING
 - heartbeat value:  version INT16 (0), timestamp INT64 (ms)
+
+The failover module and the validator job both decode with this file (the replication_check
+role ships it into the validator package). Standard library only.
 """
 
 from __future__ import annotations

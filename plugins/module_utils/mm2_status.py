@@ -16,13 +16,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import trace_excerpt
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import DEFAULT_SEPARATOR, ReplicationNaming
+
 MIRROR_CLASS_KINDS = {
     'MirrorSourceConnector': 'source',
     'MirrorCheckpointConnector': 'checkpoint',
     'MirrorHeartbeatConnector': 'heartbeat',
 }
 FLOW_KINDS = ('source', 'checkpoint', 'heartbeat')
-DEFAULT_SEPARATOR = '.'
 # States that stop replication outright.
 BROKEN_STATES = frozenset({'FAILED', 'UNASSIGNED'})
 # States an operator chose: reported, and a problem only with fail_on_paused.
@@ -118,7 +120,7 @@ class Flow:
     @property
     def heartbeats_topic(self) -> str:
         """The remote heartbeats topic on the target, as the source connector names it."""
-        return '%s%sheartbeats' % (self.source or '', self.separator)
+        return ReplicationNaming(separator=self.separator).remote_heartbeats_topic(self.source or '')
 
     def workers(self) -> List[str]:
         ids = set()
@@ -145,13 +147,6 @@ def flow_of_name(name: str, prefix: str) -> Optional[Tuple[str, str]]:
     return (match.group('flow'), match.group('kind')) if match else None
 
 
-def trace_excerpt(trace: Optional[str]) -> Optional[str]:
-    if not trace:
-        return None
-    first_line = trace.strip().splitlines()[0]
-    return first_line[:TRACE_EXCERPT]
-
-
 def parse_connector(name: str, expanded: Mapping[str, Any], prefix: str) -> ConnectorStatus:
     """One entry of GET /connectors?expand=status&expand=info."""
     info = expanded.get('info') or {}
@@ -170,14 +165,14 @@ def parse_connector(name: str, expanded: Mapping[str, Any], prefix: str) -> Conn
         # An MM2 connector named some other way still belongs to the flow of its aliases.
         flow = '%s->%s' % (source_alias, target_alias)
     tasks = [
-        TaskStatus(int(task.get('id', 0)), str(task.get('state') or 'UNKNOWN'), str(task.get('worker_id') or ''), trace_excerpt(task.get('trace')))
+        TaskStatus(int(task.get('id', 0)), str(task.get('state') or 'UNKNOWN'), str(task.get('worker_id') or ''), trace_excerpt(task.get('trace'), width=TRACE_EXCERPT))
         for task in status.get('tasks') or []
     ]
     return ConnectorStatus(
         name=name, kind=kind, flow=flow, state=str(instance.get('state') or 'UNKNOWN'), worker_id=str(instance.get('worker_id') or ''),
         source_alias=source_alias, target_alias=target_alias,
         separator=str(config.get('replication.policy.separator') or DEFAULT_SEPARATOR),
-        connector_class=connector_class, trace=trace_excerpt(instance.get('trace')), tasks=sorted(tasks, key=lambda task: task.task_id),
+        connector_class=connector_class, trace=trace_excerpt(instance.get('trace'), width=TRACE_EXCERPT), tasks=sorted(tasks, key=lambda task: task.task_id),
     )
 
 

@@ -235,6 +235,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import (
     naming,
     render_text,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 
 STOP_POLL_SECONDS = 1.0
 
@@ -317,7 +318,7 @@ def build_request(params: Dict[str, Any], check_mode: bool) -> FailoverRequest:
         groups=params['groups'],
         groups_regex=params['groups_regex'],
         topics_regex=params['topics_regex'],
-        checkpoints_topic=params['checkpoints_topic'] or params['separator'].join((params['source_alias'], 'checkpoints', 'internal')),
+        checkpoints_topic=params['checkpoints_topic'] or ReplicationNaming(separator=params['separator']).checkpoints_topic(params['source_alias']),
         remote_topic=remote_topic,
         source_topic=source_topic,
         wait_timeout=float(params['wait_timeout']),

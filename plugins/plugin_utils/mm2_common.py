@@ -9,7 +9,6 @@ inventory, so unit tests exercise the same code the roles run.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
@@ -20,8 +19,6 @@ MIRROR_CLASSES = {
     'checkpoint': 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector',
     'heartbeat': 'org.apache.kafka.connect.mirror.MirrorHeartbeatConnector',
 }
-
-_WHOLE_NUMBER_RE = re.compile(r'^\s*-?[0-9]+\s*$')
 
 
 class ModelErrors:
@@ -42,16 +39,6 @@ def as_bool(value: Any) -> Optional[bool]:
         return value
     if isinstance(value, str) and value.strip().lower() in ('true', 'false', 'yes', 'no'):
         return value.strip().lower() in ('true', 'yes')
-    return None
-
-
-def as_int(value: Any) -> Optional[int]:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, str) and _WHOLE_NUMBER_RE.match(value):
-        return int(value)
     return None
 
 

@@ -17,7 +17,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     connect_settings,
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import CheckedFlow, Patterns, heartbeats_alias
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import (
     OFFSET_SYNCS_LOCATION_KEY,
     POLICY_CLASS_KEY,
     POLICY_CLASSES,

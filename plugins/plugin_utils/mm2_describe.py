@@ -36,7 +36,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import (
     flow_name,
     heartbeats_alias,
 )
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import (
     OFFSET_SYNCS_LOCATION_KEY,
     OFFSET_SYNCS_LOCATIONS,
     SOURCE_ALIAS_KEY,

@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Set
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import as_int, as_pattern_list
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import ReplicationNaming
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import as_int
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import as_pattern_list
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import connector_of, emits_offset_syncs
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs import describe_pattern
 

@@ -13,16 +13,16 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import as_int
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     CONNECTOR_KINDS,
     ModelErrors,
     as_bool,
-    as_int,
     as_pattern_list,
     deep_merge,
     without_nulls,
 )
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import HEARTBEATS_LOCATIONS, OFFSET_SYNCS_LOCATIONS, POLICY_CLASSES
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import HEARTBEATS_LOCATIONS, OFFSET_SYNCS_LOCATIONS, POLICY_CLASSES
 
 FLOW_REQUIRED_OPTIONS = ('source', 'target')
 BOOLEAN_FLOW_OPTIONS = (

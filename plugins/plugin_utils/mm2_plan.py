@@ -29,7 +29,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import CONNECTOR_KINDS, ModelErrors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import render_connectors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label, heartbeats_alias
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import OFFSET_SYNCS_LOCATION_KEY, ReplicationNaming
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import OFFSET_SYNCS_LOCATION_KEY, ReplicationNaming
 
 DEFAULT_SECRETS_DIR = '/etc/kafka/connect/secrets'
 DEFAULT_CONNECTOR_PREFIX = 'mm2-'

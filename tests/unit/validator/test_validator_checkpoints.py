@@ -10,7 +10,7 @@ from mm2_validator.checkpoints import (
     latest_checkpoints,
     summarize_groups,
 )
-from mm2_validator.mm2_records import Checkpoint, encode_checkpoint
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import Checkpoint, encode_checkpoint
 from mm2_validator.model import CheckpointResult
 
 

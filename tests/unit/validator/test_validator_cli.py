@@ -10,7 +10,7 @@ from validator_helpers import BASE_TS_MS, record
 from mm2_validator.cli import (EXIT_FAIL, EXIT_PASS, EXIT_USAGE, build_parser, config_from_args,
                                default_shuffle_partitions, main)
 from mm2_validator.kafka_io import KafkaAccessError
-from mm2_validator.mm2_records import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import (
     Checkpoint,
     Heartbeat,
     OffsetSync,

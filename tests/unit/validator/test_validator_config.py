@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mm2_validator.config import (
-    ConfigError,
-    cluster_access,
-    read_properties,
-    remote_heartbeats_topic,
-    remote_topic_name,
-)
+from mm2_validator.config import ConfigError, ValidatorConfig, cluster_access
 
 
 def test_java_properties_syntax(tmp_path):
@@ -24,7 +18,7 @@ def test_java_properties_syntax(tmp_path):
         '    username="u" \\\n    password="p\\u00e4ss";\n'
         "key\\=with\\:seps = value\\tafter\n"
     )
-    properties = read_properties(path)
+    properties = cluster_access("source", "b:9092", str(path)).client_properties
     assert properties["security.protocol"] == "SASL_SSL"
     assert properties["sasl.mechanism"] == "SCRAM-SHA-512"
     assert properties["ssl.truststore.location"] == "/etc/kafka/truststore.jks"
@@ -47,8 +41,24 @@ def test_missing_bootstrap_is_a_config_error():
         cluster_access("target", None, None)
 
 
+def test_unreadable_or_malformed_properties_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        cluster_access("source", "b:9092", str(tmp_path / "absent.properties"))
+    broken = tmp_path / "broken.properties"
+    broken.write_text("password=\\u12\n")
+    with pytest.raises(ConfigError, match="malformed"):
+        cluster_access("source", "b:9092", str(broken))
+
+
+def _config(policy: str, separator: str) -> ValidatorConfig:
+    access = cluster_access("source", "b:9092", None)
+    return ValidatorConfig(access, access, access, "us-east", "us-west", policy, separator, topics=("orders",))
+
+
 def test_remote_topic_names():
-    assert remote_topic_name("default", "us-east", ".", "orders") == "us-east.orders"
-    assert remote_topic_name("default", "us-east", "_", "orders") == "us-east_orders"
-    assert remote_topic_name("identity", "us-east", ".", "orders") == "orders"
-    assert remote_heartbeats_topic("us-east", ".", "heartbeats") == "us-east.heartbeats"
+    assert _config("default", ".").remote_topic("orders") == "us-east.orders"
+    assert _config("default", "_").remote_topic("orders") == "us-east_orders"
+    assert _config("identity", ".").remote_topic("orders") == "orders"
+    # The identity policy prefixes heartbeats like the default one, so they cannot loop.
+    assert _config("identity", ".").remote_topic("heartbeats") == "us-east.heartbeats"
+    assert _config("identity", ".").naming.remote_heartbeats_topic("us-east") == "us-east.heartbeats"

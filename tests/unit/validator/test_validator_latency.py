@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mm2_validator.latency import heartbeat_latency, percentile
-from mm2_validator.mm2_records import Heartbeat, encode_heartbeat
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import Heartbeat, encode_heartbeat
 
 NOW = 1_700_000_100_000
 

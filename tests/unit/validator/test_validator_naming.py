@@ -1,13 +1,12 @@
-"""The job's own default topic names (for runs by hand) agree with the collection's naming rules,
+"""The job's own default topic names (for runs by hand) come from the collection's naming rules,
 which the roles use to pass the names explicitly."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import ReplicationNaming
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 from mm2_validator.cli import build_parser, config_from_args
-from mm2_validator.config import remote_heartbeats_topic, remote_topic_name
 
 ALIASES = ["--source-alias", "src", "--target-alias", "dst", "--topics", "t"]
 BOOTSTRAPS = ["--source-bootstrap", "src:9092", "--target-bootstrap", "dst:9092"]
@@ -28,8 +27,8 @@ def test_cli_defaults_are_mm2_names(policy, separator, location):
         {"src": "src:9092", "dst": "dst:9092"}[naming.offset_syncs_placement("src", "dst", location)[0]],
         naming.offset_syncs_placement("src", "dst", location)[1],
     )
-    assert remote_topic_name(policy, "src", separator, "orders") == naming.remote_topic("src", "orders")
-    assert remote_heartbeats_topic("src", separator, "heartbeats") == naming.remote_heartbeats_topic("src")
+    assert config.remote_topic("orders") == naming.remote_topic("src", "orders")
+    assert config.naming.remote_heartbeats_topic("src") == naming.remote_heartbeats_topic("src")
 
 
 def test_names_given_on_the_command_line_win():

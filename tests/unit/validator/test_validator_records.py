@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from mm2_validator.mm2_records import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import (
     Checkpoint,
     Heartbeat,
     OffsetSync,

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping, Optional
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from mm2_validator.mm2_records import Checkpoint, RecordFormatError, decode_checkpoint
+from mm2_validator.shared import mm2_records
 from mm2_validator.model import CheckpointResult, GroupSummary
 
 
@@ -24,7 +24,7 @@ from mm2_validator.model import CheckpointResult, GroupSummary
 class CheckpointAt:
     """A decoded checkpoint and its offset in the checkpoints topic."""
 
-    checkpoint: Checkpoint
+    checkpoint: mm2_records.Checkpoint
     record_offset: int
 
 
@@ -37,8 +37,8 @@ def decode_checkpoint_records(rows: Iterable[tuple[object, object, int]]) -> tup
         if value is None:
             continue
         try:
-            decoded.append(CheckpointAt(decode_checkpoint(key, value), int(offset)))
-        except RecordFormatError:
+            decoded.append(CheckpointAt(mm2_records.decode_checkpoint(key, value), int(offset)))
+        except mm2_records.RecordFormatError:
             malformed += 1
     return decoded, malformed
 

@@ -23,6 +23,7 @@ from mm2_validator.delivery import (
     DeliveryError,
     DuplicatePolicy,
 )
+from mm2_validator.shared import mm2_naming
 from mm2_validator.window import (
     ReplicationWindow,
     WindowError,
@@ -225,18 +226,20 @@ def _offset_syncs_access(args: argparse.Namespace, source: ClusterAccess, target
     return ClusterAccess("offset-syncs", bootstrap, source.client_properties, source.properties_file)
 
 
-# MM2's internal topic names (DefaultReplicationPolicy, also inherited by the identity policy) carry the
-# separator since Kafka 3.0. The mirrormaker and replication_check roles compute the names with the
-# collection's naming rules (plugins/plugin_utils/mm2_naming.py) and pass them; these defaults serve
-# runs by hand and follow the same rules.
+# The mirrormaker and replication_check roles compute the internal topic names with the
+# collection's naming rules and pass them; these defaults, for runs by hand, use the same rules.
+def _default_naming(args: argparse.Namespace) -> mm2_naming.ReplicationNaming:
+    # An empty separator is reported by ValidatorConfig; the identity policy inherits these names.
+    return mm2_naming.ReplicationNaming(separator=args.separator or mm2_naming.DEFAULT_SEPARATOR)
+
+
 def _default_checkpoints_topic(args: argparse.Namespace) -> str:
-    return f"{args.source_alias}{args.separator}checkpoints{args.separator}internal"
+    return _default_naming(args).checkpoints_topic(args.source_alias)
 
 
 def _default_offset_syncs_topic(args: argparse.Namespace, target: ClusterAccess) -> str:
-    # MM2 names the topic after the cluster it does not live on.
-    other_alias = args.source_alias if args.offset_syncs_bootstrap == target.bootstrap else args.target_alias
-    return f"mm2-offset-syncs{args.separator}{other_alias}{args.separator}internal"
+    location = "target" if args.offset_syncs_bootstrap == target.bootstrap else "source"
+    return _default_naming(args).offset_syncs_placement(args.source_alias, args.target_alias, location)[1]
 
 
 def config_from_args(args: argparse.Namespace) -> ValidatorConfig:

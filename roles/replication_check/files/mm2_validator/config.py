@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, Optional
 
 from mm2_validator.delivery import EXACTLY_ONCE, DuplicatePolicy
+from mm2_validator.shared import java_properties, mm2_naming
 from mm2_validator.window import ReplicationWindow
 
-REPLICATION_POLICIES = ("default", "identity")
+REPLICATION_POLICIES = tuple(mm2_naming.POLICY_CLASSES)
 
 # Consumer settings the Spark Kafka source manages itself and rejects as `kafka.*`
 # options; the validator also sets them on its own metadata consumer.
@@ -31,76 +31,14 @@ class ConfigError(ValueError):
     """Bad validator input; reported as a usage error (exit code 2)."""
 
 
-def read_properties(path: Path) -> dict[str, str]:
-    """Parse a Java-properties file (comments, `=`/`:`/blank separators, backslash
-    continuations and escapes), as Kafka's command-line tools read client configs."""
+def _client_settings_file(path: str) -> dict[str, str]:
+    """A client properties file, read as Kafka reads it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return java_properties.read_file(path)
     except OSError as exc:
         raise ConfigError(f"cannot read properties file {path}: {exc.strerror}") from exc
-    properties: dict[str, str] = {}
-    for logical_line in _logical_lines(text.splitlines()):
-        key, value = _split_property(logical_line)
-        if key:
-            properties[key] = value
-    return properties
-
-
-def _logical_lines(physical_lines: list[str]) -> list[str]:
-    logical: list[str] = []
-    pending = ""
-    for raw in physical_lines:
-        line = raw.lstrip()
-        if not pending and (not line or line[0] in "#!"):
-            continue
-        trailing_backslashes = len(line) - len(line.rstrip("\\"))
-        if trailing_backslashes % 2 == 1:
-            pending += line[:-1]
-            continue
-        logical.append(pending + line)
-        pending = ""
-    if pending:
-        logical.append(pending)
-    return logical
-
-
-def _split_property(line: str) -> tuple[str, str]:
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char in "=: \t\f":
-            break
-        index += 1
-    key = line[:index]
-    rest = line[index:].lstrip(" \t\f")
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(" \t\f")
-    return _unescape(key), _unescape(rest)
-
-
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-
-
-def _unescape(text: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char != "\\" or index + 1 >= len(text):
-            out.append(char)
-            index += 1
-            continue
-        nxt = text[index + 1]
-        if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[index + 2 : index + 6] or ""):
-            out.append(chr(int(text[index + 2 : index + 6], 16)))
-            index += 6
-            continue
-        out.append(_ESCAPES.get(nxt, nxt))
-        index += 2
-    return "".join(out)
+    except java_properties.PropertiesFormatError as exc:
+        raise ConfigError(f"properties file {path}: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -155,7 +93,7 @@ def cluster_access(name: str, bootstrap: Optional[str], properties_file: Optiona
     A `bootstrap.servers` line in the file is used when the flag is absent."""
     properties: dict[str, str] = {}
     if properties_file:
-        properties = read_properties(Path(properties_file))
+        properties = _client_settings_file(properties_file)
     file_bootstrap = properties.get("bootstrap.servers")
     chosen_bootstrap = bootstrap or file_bootstrap
     if not chosen_bootstrap:
@@ -169,19 +107,6 @@ def cluster_access(name: str, bootstrap: Optional[str], properties_file: Optiona
 def ignored_property_keys(properties: Mapping[str, str]) -> list[str]:
     """Keys of a properties file the validator sets itself (reported as a note)."""
     return sorted(k for k in properties if k in _CLIENT_KEYS_MANAGED_HERE and k != "bootstrap.servers")
-
-
-def remote_topic_name(policy: str, source_alias: str, separator: str, topic: str) -> str:
-    """Name MM2 gives the replica of `topic` on the target cluster."""
-    if policy == "identity":
-        return topic
-    return f"{source_alias}{separator}{topic}"
-
-
-def remote_heartbeats_topic(source_alias: str, separator: str, heartbeats_topic: str) -> str:
-    """Replicated heartbeats keep the alias prefix under both policies (the identity
-    policy defers to the default one for heartbeats to avoid loops)."""
-    return f"{source_alias}{separator}{heartbeats_topic}"
 
 
 @dataclass(frozen=True)
@@ -221,8 +146,15 @@ class ValidatorConfig:
         if self.catchup_timeout_s < 0:
             raise ConfigError("--catchup-timeout must be zero or more seconds")
 
+    @property
+    def naming(self) -> mm2_naming.ReplicationNaming:
+        """MM2's names under the flow's policy (the collection's rules, shipped with the package)."""
+        return mm2_naming.ReplicationNaming(
+            policy=self.replication_policy, separator=self.separator, heartbeats_topic=self.heartbeats_topic
+        )
+
     def remote_topic(self, topic: str) -> str:
-        return remote_topic_name(self.replication_policy, self.source_alias, self.separator, topic)
+        return self.naming.remote_topic(self.source_alias, topic)
 
     def describe(self) -> dict[str, object]:
         """The inputs as they appear in the report (no secret values)."""

@@ -30,12 +30,11 @@ from mm2_validator.checkpoints import (
     summarize_groups,
 )
 from mm2_validator.compare import compare_topic
-from mm2_validator.config import ConfigError, ValidatorConfig, remote_heartbeats_topic
+from mm2_validator.config import ConfigError, ValidatorConfig
 from mm2_validator.delivery import EXACTLY_ONCE, SEVERITY_NONE, describe_budget
 from mm2_validator.fingerprint import with_fingerprints
 from mm2_validator.kafka_io import KafkaCluster, collect_internal_rows, read_whole_topic
 from mm2_validator.latency import heartbeat_latency
-from mm2_validator.mm2_records import RecordFormatError, decode_offset_sync
 from mm2_validator.model import (
     DUPLICATE,
     PROBLEM_KINDS,
@@ -46,6 +45,7 @@ from mm2_validator.model import (
     TopicResult,
     ValidationResult,
 )
+from mm2_validator.shared import mm2_records
 from mm2_validator.window import WindowError, check_window_partitions, selected_topics_missing
 
 log = logging.getLogger("mm2_validator")
@@ -230,8 +230,8 @@ class Validation:
             if value is None:
                 continue
             try:
-                sync = decode_offset_sync(key, value)
-            except RecordFormatError:
+                sync = mm2_records.decode_offset_sync(key, value)
+            except mm2_records.RecordFormatError:
                 continue
             summary.records += 1
             latest[(sync.topic, sync.partition)] = (sync.upstream_offset, sync.downstream_offset)
@@ -285,7 +285,7 @@ class Validation:
         return topic_result
 
     def measure_latency(self) -> None:
-        topic = remote_heartbeats_topic(self.config.source_alias, self.config.separator, self.config.heartbeats_topic)
+        topic = self.config.naming.remote_heartbeats_topic(self.config.source_alias)
         records = read_whole_topic(self.target, topic)
         rows = [] if records is None else [(row[0], row[1], row[3], row[4]) for row in collect_internal_rows(records)]
         self.result.latency = heartbeat_latency(

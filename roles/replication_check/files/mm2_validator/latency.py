@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Iterable, Optional
 
-from mm2_validator.mm2_records import RecordFormatError, decode_heartbeat
+from mm2_validator.shared import mm2_records
 from mm2_validator.model import LatencyResult
 
 LOG_APPEND_TIME = 1
@@ -47,8 +47,8 @@ def heartbeat_latency(
         if value is None:
             continue
         try:
-            heartbeat = decode_heartbeat(key, value)
-        except RecordFormatError:
+            heartbeat = mm2_records.decode_heartbeat(key, value)
+        except mm2_records.RecordFormatError:
             continue
         if heartbeat.source_alias != source_alias:
             continue

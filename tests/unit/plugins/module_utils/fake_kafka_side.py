@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaRecord, KafkaSideError, Member
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import Checkpoint, encode_checkpoint
 
 TopicPartition = Tuple[str, int]
 
@@ -32,10 +32,7 @@ def copies(source: Sequence[KafkaRecord], source_offsets: Sequence[int]) -> List
 
 def checkpoint_record(offset: int, group: str, topic: str, partition: int, upstream: int, downstream: int,
                       timestamp: int) -> KafkaRecord:
-    def string(text: str) -> bytes:
-        return struct.pack('>h', len(text)) + text.encode()
-    key = string(group) + string(topic) + struct.pack('>i', partition)
-    value = struct.pack('>hqq', 0, upstream, downstream) + string('')
+    key, value = encode_checkpoint(Checkpoint(group, topic, partition, upstream, downstream, ''))
     return KafkaRecord(offset, timestamp, key, value, ())
 
 

@@ -12,11 +12,11 @@ from typing import Dict, List
 
 import pytest
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import read_file
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_scram import (
     ScramAccount,
     StateDir,
     account_errors,
-    escape_property_value,
     parse_scram_listing,
     plan_scram,
     resolve_accounts,
@@ -127,33 +127,15 @@ def test_each_broken_rule_has_its_message_and_no_password_in_it() -> None:
     assert account_errors([{'name': 'x', 'state': 'absent'}], 'SCRAM-SHA-512', '8192') == []
 
 
-def java_properties_value(text: str) -> str:
-    """How java.util.Properties reads an escaped value back (the escapes the module writes)."""
-    out: List[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char != '\\':
-            out.append(char)
-            index += 1
-            continue
-        code = text[index + 1]
-        if code == 'u':
-            out.append(chr(int(text[index + 2:index + 6], 16)))
-            index += 6
-        else:
-            out.append({'n': '\n', 'r': '\r', 't': '\t', 'f': '\f'}.get(code, code))
-            index += 2
-    return ''.join(out).encode('utf-16', 'surrogatepass').decode('utf-16')
-
-
 @pytest.mark.parametrize('password', ['plain', 'p=ss:w#rd!', ' leading space', 'back\\slash', 'wörd 𝄞', 'tab\there'])
-def test_credential_values_read_back_unchanged(password: str) -> None:
-    value = 'iterations=8192,password=%s' % password
-    escaped = escape_property_value(value)
+def test_credential_values_read_back_unchanged(tmp_path: Path, password: str) -> None:
+    state = StateDir(str(tmp_path / 'state'))
+    state.ensure_salt()
+    credential = Path(state.write_credential(account(password=password)))
+    text = credential.read_text(encoding='utf-8')
 
-    assert java_properties_value(escaped) == value
-    assert all(32 <= ord(char) < 127 for char in escaped)
+    assert read_file(str(credential)) == {'SCRAM-SHA-512': 'iterations=8192,password=%s' % password}
+    assert all(32 <= ord(char) < 127 for char in text.rstrip('\n'))
 
 
 def test_state_files_are_root_only(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
+from ansible_collections.kafka_dr.mm2.plugins.filter.properties import to_properties
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaSideError, Member, resolve_file_placeholders
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import (
     METHOD_AFTER_LAST,
@@ -284,6 +285,10 @@ def test_naming_follows_the_replication_policy() -> None:
     assert remote('orders') == 'src_orders' and source('src_orders') == 'orders' and source('other') is None
     remote, source = naming('identity', 'src', '.')
     assert remote('orders') == 'orders' and source('orders') == 'orders'
+    # Kafka's IdentityReplicationPolicy prefixes heartbeats (they would loop otherwise); the
+    # target's own heartbeats topic came from nowhere.
+    assert remote('heartbeats') == 'src.heartbeats' and source('src.heartbeats') == 'heartbeats'
+    assert source('heartbeats') is None
 
 
 def test_file_placeholders_resolve_from_properties_files() -> None:
@@ -302,6 +307,15 @@ def test_properties_files_are_read_like_java_properties(tmp_path) -> None:
     assert resolved == {'p': 'a=b:c', 'o': 'value'}
     with pytest.raises(ValueError, match='cannot read secret file'):
         resolve_file_placeholders({'p': '${file:%s:x}' % (tmp_path / 'missing')})
+
+
+def test_a_password_written_by_to_properties_logs_in_unchanged(tmp_path) -> None:
+    # The worker's secret file as the roles render it; Kafka undoes the escapes, so must the module.
+    password = 'p@ss=w:rd\\x#\u00e9!'
+    secret = tmp_path / 'mm2.properties'
+    secret.write_text(to_properties({'sasl.password': password}), encoding='utf-8')
+    resolved = resolve_file_placeholders({'sasl.jaas.config': 'x password="${file:%s:sasl.password}";' % secret})
+    assert resolved == {'sasl.jaas.config': 'x password="%s";' % password}
 
 
 def test_the_text_report_has_one_line_per_partition() -> None:

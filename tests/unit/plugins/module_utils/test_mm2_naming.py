@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_naming import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import (
     DEFAULT_POLICY_CLASS,
     IDENTITY_POLICY_CLASS,
     ReplicationNaming,
