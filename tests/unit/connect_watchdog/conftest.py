@@ -43,12 +43,6 @@ def fake() -> Iterator[FakeConnect]:
 
 
 @pytest.fixture
-def closed_port_url() -> str:
-    """A loopback URL nobody listens on."""
-    return 'http://127.0.0.1:%d' % free_port()
-
-
-@pytest.fixture
 def clock() -> Clock:
     return Clock()
 
@@ -56,6 +50,12 @@ def clock() -> Clock:
 @pytest.fixture
 def state_file(tmp_path: Path) -> Path:
     return tmp_path / 'state.json'
+
+
+@pytest.fixture
+def closed_port_url() -> str:
+    """A loopback URL nobody listens on."""
+    return 'http://127.0.0.1:%d' % free_port()
 
 
 @pytest.fixture

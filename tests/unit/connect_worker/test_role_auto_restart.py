@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Role connect_worker's restart watchdog: the settings and unit it renders (through
 ansible-playbook, nothing contacted but the controller) are what the watchdog reads, and the
-tasks install every file the watchdog imports."""
+tasks ship every file of the watchdog's package and every module it imports."""
 
 from __future__ import annotations
 
@@ -13,19 +13,25 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 import pytest
 import yaml
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import parse_config
-
 REPO_ROOT = Path(__file__).resolve().parents[3]
 ROLE = REPO_ROOT / 'roles' / 'connect_worker'
+# The watchdog's package as the unit's PYTHONPATH puts it on a worker.
+if str(ROLE / 'files') not in sys.path:
+    sys.path.insert(0, str(ROLE / 'files'))
+
+from connect_watchdog.config import parse_config  # noqa: E402  pylint: disable=wrong-import-position
+
+PACKAGE = ROLE / 'files' / 'connect_watchdog'
+MODULE_UTILS = REPO_ROOT / 'plugins' / 'module_utils'
 PLAYBOOK = Path(__file__).with_name('auto_restart_render.yml')
 ANSIBLE_PLAYBOOK = REPO_ROOT / '.venv' / 'bin' / 'ansible-playbook'
 LAB_REST_SECRET = REPO_ROOT / '.lab' / 'secrets' / 'rest'
-EXEC_START = '/usr/bin/python3 -m kafka_dr_watchdog.connect_watchdog --config /etc/kafka/connect/watchdog.json'
+EXEC_START = '/usr/bin/python3 -m connect_watchdog --config /etc/kafka/connect/watchdog.json'
 
 needs_ansible = pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason='the project venv (make setup) provides ansible-playbook')
 
@@ -167,24 +173,45 @@ def role_tasks(name: str) -> List[Dict[str, Any]]:
     return flatten(yaml.safe_load((ROLE / 'tasks' / name).read_text()))
 
 
-def test_the_role_installs_every_file_the_watchdog_imports() -> None:
-    role_vars = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())
-    shipped = set(role_vars['__connect_worker_watchdog_files'])
-    module_utils = REPO_ROOT / 'plugins' / 'module_utils'
-    wanted = {'connect_watchdog.py'}
-    pending = ['connect_watchdog.py']
-    while pending:
-        tree = ast.parse((module_utils / pending.pop()).read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and 'kafka_dr' in node.module:
-                pytest.fail('%s: the installed package has no ansible_collections; import relatively' % node.module)
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module + '.py' not in wanted:
-                wanted.add(node.module + '.py')
-                pending.append(node.module + '.py')
-    assert wanted == shipped == {'connect_client.py', 'connect_watchdog.py', 'prometheus_text.py'}
-    # The file set lays down each of them, read from the collection's module_utils.
-    code = [entry for entry in role_vars['__connect_worker_watchdog_file_set'] if 'src' in entry]
-    assert {Path(entry['src']).name for entry in code} == {Path(entry['dest']).name for entry in code} == shipped
+def watchdog_block() -> Dict[str, Any]:
+    """The block of tasks/auto_restart.yml that runs the watchdog (its variables hold the ship list)."""
+    return next(task for task in yaml.safe_load((ROLE / 'tasks' / 'auto_restart.yml').read_text())
+                if task['name'] == 'Run the restart watchdog')
+
+
+def relative_imports(path: Path) -> Set[str]:
+    """The sibling modules a file imports (`from .x import`, `from . import x`)."""
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            modules |= {node.module} if node.module else {alias.name for alias in node.names}
+    return modules
+
+
+def test_the_ship_list_covers_every_file_of_the_package_and_every_module_it_imports() -> None:
+    block_vars = watchdog_block()['vars']
+    shipped_files = block_vars['__connect_worker_watchdog_package_files']
+    # Every .py file of the package directory, found again on each run, so a new module ships too.
+    assert "role_path ~ '/files/connect_watchdog/*.py'" in shipped_files
+    package = {path.name for path in PACKAGE.iterdir() if path.name != '__pycache__'}
+    assert package and all(name.endswith('.py') for name in package), package
+    shared = set(block_vars['__connect_worker_watchdog_shared_modules'])
+    assert "role_path ~ '/../../plugins/module_utils/'" in shipped_files
+    assert block_vars['__connect_worker_watchdog_package_dir'] == '{{ __connect_worker_watchdog_home }}/connect_watchdog'
+    # Whatever a shipped file imports relatively is shipped beside it, and nothing is shipped twice.
+    assert not package & shared
+    shipped = {name: PACKAGE / name for name in package}
+    shipped.update({name: MODULE_UTILS / name for name in shared})
+    for name, path in shipped.items():
+        missing = {module + '.py' for module in relative_imports(path)} - set(shipped)
+        assert not missing, '%s imports %s, which the role does not ship' % (name, ', '.join(sorted(missing)))
+    # The shared modules are the collection's module_utils files the package imports, no more.
+    assert shared == {module + '.py' for module in relative_imports(PACKAGE / 'shared.py')} == \
+        {'connect_client.py', 'prometheus_text.py'}
+    for name in shared:
+        tree = ast.parse((MODULE_UTILS / name).read_text())
+        imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+        assert not [module for module in imported if 'kafka_dr' in module], '%s: the installed package has no ansible_collections' % name
 
 
 def test_the_settings_file_is_private_and_notifies_only_the_watchdog() -> None:
@@ -193,8 +220,9 @@ def test_the_settings_file_is_private_and_notifies_only_the_watchdog() -> None:
     settings = next(entry for entry in role_vars['__connect_worker_watchdog_file_set']
                     if entry['dest'] == '{{ __connect_worker_watchdog_config_file }}')
     assert (settings['mode'], settings['owner'], settings['secret']) == ('0600', '{{ kafka_install_user }}', True)
-    file_set = tasks["Install the watchdog's code, settings and systemd unit"]
-    assert file_set['kafka_dr.mm2.file_set']['files'] == '{{ __connect_worker_watchdog_file_set }}'
+    file_set = tasks["Install the watchdog's package, settings and systemd unit"]
+    assert '__connect_worker_watchdog_file_set' in file_set['kafka_dr.mm2.file_set']['files']
+    assert '__connect_worker_watchdog_package_files' in file_set['kafka_dr.mm2.file_set']['files']
     notified = {task.get('notify') for task in tasks.values()} - {None}
     assert notified == {'connect_worker watchdog restart'}
     handlers = yaml.safe_load((ROLE / 'handlers' / 'main.yml').read_text())

@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Union
@@ -27,15 +28,16 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Uni
 import pytest
 import yaml
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_watchdog import (
-    CONSUMER_LAG_METRIC,
-    WRITE_TOTAL_METRIC,
-    Metrics,
-    UnitKey,
-    UnitState,
-)
-
 REPO_ROOT = Path(__file__).resolve().parents[3]
+# The restart watchdog's package (role connect_worker's files), as its unit's PYTHONPATH puts it.
+WATCHDOG_FILES = REPO_ROOT / 'roles' / 'connect_worker' / 'files'
+if str(WATCHDOG_FILES) not in sys.path:
+    sys.path.insert(0, str(WATCHDOG_FILES))
+
+from connect_watchdog.decisions import UnitKey, UnitState  # noqa: E402  pylint: disable=wrong-import-position
+from connect_watchdog.metrics import Metrics  # noqa: E402  pylint: disable=wrong-import-position
+from connect_watchdog.stalls import CONSUMER_LAG_METRIC, WRITE_TOTAL_METRIC  # noqa: E402  pylint: disable=wrong-import-position
+
 MONITORING = REPO_ROOT / 'extensions' / 'monitoring'
 EXPORTER_FILES = {
     'connect': MONITORING / 'jmx_exporter' / 'connect.yml',
