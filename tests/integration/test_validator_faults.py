@@ -7,11 +7,11 @@ mode: on the Spark cluster (test_spark_cluster.py, the lab's flow) and in local 
 from __future__ import annotations
 
 import json
-import struct
 import subprocess
 import time
 from collections.abc import Callable
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import Checkpoint, encode_checkpoint
 from tests.integration import ansible_run, lab
 
 NODE = lab.CONNECT_WORKERS[0]
@@ -75,11 +75,7 @@ FAULTS: dict[str, tuple[Callable[[list[Record]], list[Record]], str]] = {
 
 def checkpoint_record(group: str, topic: str, partition: int, upstream: int, downstream: int) -> Record:
     """A MirrorCheckpointConnector record: key group+topic+partition, value version+offsets+metadata."""
-    def kafka_string(text: str) -> bytes:
-        encoded = text.encode()
-        return struct.pack(">h", len(encoded)) + encoded
-    key = kafka_string(group) + kafka_string(topic) + struct.pack(">i", partition)
-    value = struct.pack(">hqq", 0, upstream, downstream) + kafka_string("")
+    key, value = encode_checkpoint(Checkpoint(group, topic, partition, upstream, downstream, ""))
     return {"partition": 0, "key": key.hex(), "value": value.hex(), "headers": [], "timestamp": BASE_TIMESTAMP_MS}
 
 
