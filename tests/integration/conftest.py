@@ -59,6 +59,7 @@ LONGEST_FIRST = (
     "test_connector_module.py",
     "test_lab_kafka.py",
     "test_native_codecs.py",
+    "test_secret_round_trip.py",
 )
 
 
