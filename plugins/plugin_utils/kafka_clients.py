@@ -71,3 +71,66 @@ def jaas_login_line(mechanism: str, username: str = '', password: str = '',
         raise ValueError('SASL mechanism must be one of %s, got %r' % (', '.join(SASL_MECHANISMS), mechanism))
     return '%s required username=%s password=%s;' % (
         module, _jaas_value('username', username), _jaas_value('password', password))
+
+
+SECURITY_PROTOCOLS = ('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL')
+SASL_PROTOCOLS = ('SASL_PLAINTEXT', 'SASL_SSL')
+TLS_PROTOCOLS = ('SSL', 'SASL_SSL')
+# The options of client_security, each a string unless said otherwise.
+CLIENT_SECURITY_OPTIONS = (
+    'security_protocol', 'sasl_mechanism', 'sasl_username', 'sasl_password',
+    'kerberos_principal', 'kerberos_keytab', 'kerberos_service_name',
+    'ssl_truststore_type', 'ssl_truststore_location', 'ssl_truststore_password',
+    'ssl_client_certificate',  # a boolean: the client shows a certificate (mutual TLS)
+    'ssl_keystore_type', 'ssl_keystore_location', 'ssl_keystore_password', 'ssl_key_password',
+)
+
+
+def _flag(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ('true', 'yes', 'on', '1', 'false', 'no', 'off', '0', ''):
+        return value.lower() in ('true', 'yes', 'on', '1')
+    raise ValueError('ssl_client_certificate must be a boolean, got %r' % (value,))
+
+
+def client_security(client: Mapping[str, object]) -> dict:
+    """Security settings of one Kafka client for its protocol: ``settings`` and ``secrets``.
+
+    ``settings`` holds what may be written anywhere: security.protocol, sasl.mechanism and
+    sasl.kerberos.service.name (GSSAPI) with SASL, the trust store with TLS, the key store
+    with TLS and a client certificate. ``secrets`` holds the JAAS login line (SASL) and the
+    store passwords the protocol uses, those left empty out. Values are kept as given, so
+    a caller may pass ${file:...} placeholders instead of passwords.
+    """
+    if not isinstance(client, Mapping):
+        raise ValueError('the client must be a mapping, got %s' % type(client).__name__)
+    unknown = sorted(set(map(str, client)) - set(CLIENT_SECURITY_OPTIONS))
+    if unknown:
+        raise ValueError('unknown option(s) %s' % ', '.join(unknown))
+    protocol = client.get('security_protocol')
+    if protocol not in SECURITY_PROTOCOLS:
+        raise ValueError('security_protocol must be one of %s, got %r' % (', '.join(SECURITY_PROTOCOLS), protocol))
+    sasl = protocol in SASL_PROTOCOLS
+    tls = protocol in TLS_PROTOCOLS
+    mechanism = client.get('sasl_mechanism')
+    certificate = tls and _flag(client.get('ssl_client_certificate', False))
+    settings: dict = {'security.protocol': protocol}
+    secrets: dict = {}
+    if sasl:
+        settings['sasl.mechanism'] = mechanism
+        if mechanism == 'GSSAPI':
+            settings['sasl.kerberos.service.name'] = client.get('kerberos_service_name')
+        secrets['sasl.jaas.config'] = jaas_login_line(
+            str(mechanism), username=client.get('sasl_username') or '', password=client.get('sasl_password') or '',
+            principal=client.get('kerberos_principal') or '', keytab=client.get('kerberos_keytab') or '')
+    if tls:
+        settings['ssl.truststore.type'] = client.get('ssl_truststore_type')
+        settings['ssl.truststore.location'] = client.get('ssl_truststore_location')
+        secrets['ssl.truststore.password'] = client.get('ssl_truststore_password')
+    if certificate:
+        settings['ssl.keystore.type'] = client.get('ssl_keystore_type')
+        settings['ssl.keystore.location'] = client.get('ssl_keystore_location')
+        secrets['ssl.keystore.password'] = client.get('ssl_keystore_password')
+        secrets['ssl.key.password'] = client.get('ssl_key_password')
+    return {'settings': settings, 'secrets': {key: value for key, value in secrets.items() if value not in (None, '')}}

@@ -18,11 +18,8 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, connect_settings, without_nulls
 
 SECURITY_PROTOCOLS = ('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL')
-LOGIN_MODULES = {
-    'PLAIN': 'org.apache.kafka.common.security.plain.PlainLoginModule',
-    'SCRAM-SHA-256': 'org.apache.kafka.common.security.scram.ScramLoginModule',
-    'SCRAM-SHA-512': 'org.apache.kafka.common.security.scram.ScramLoginModule',
-}
+# Mechanisms whose login line the model writes from sasl_username and sasl_password_file.
+PASSWORD_MECHANISMS = ('PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512')
 # Secrets are referenced, never given: (file option, key option, default key, Kafka setting).
 # The SASL password has no Kafka setting of its own: it goes into the JAAS line.
 SECRET_REFERENCES = (
@@ -137,8 +134,7 @@ def sasl_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, erro
     if mechanism == 'GSSAPI':
         settings.update(kerberos_settings(where, cluster, secrets_dir, errors))
         return settings
-    module = LOGIN_MODULES.get(str(mechanism))
-    if module is None:
+    if str(mechanism) not in PASSWORD_MECHANISMS:
         errors.add(where, 'sasl_mechanism %s needs sasl_jaas_config_file (or sasl_jaas_config without secrets)' % mechanism)
         return settings
     username = cluster.get('sasl_username')
@@ -148,10 +144,12 @@ def sasl_settings(where: str, cluster: Mapping[str, Any], secrets_dir: str, erro
         return settings
     if JAAS_UNSAFE_RE.search(str(username)):
         errors.add(where, 'sasl_username must not contain quotes, backslashes, semicolons or line breaks')
+        return settings
     path = secret_path(secrets_dir, str(password_file))
     key = str(cluster.get('sasl_password_key') or 'sasl.password')
-    settings['sasl.jaas.config'] = '%s required username="%s" password="%s";' % (
-        module, username, secret_placeholder(path, key))
+    # The same login line as the roles' clients, the password as a placeholder.
+    settings['sasl.jaas.config'] = jaas_login_line(str(mechanism), username=str(username),
+                                                   password=secret_placeholder(path, key))
     return settings
 
 

@@ -17,7 +17,7 @@ KNOWN_LONG = {
     'roles/connect_worker/tasks/auto_restart.yml': 1,
     'roles/connect_worker/tasks/credentials.yml': 2,
     'roles/connect_worker/tasks/validate.yml': 4,
-    'roles/connect_worker/vars/main.yml': 13,
+    'roles/connect_worker/vars/main.yml': 9,
     'roles/jmx_exporter/tasks/validate.yml': 1,
     'roles/kafka_broker/tasks/health.yml': 2,
     'roles/kafka_broker/tasks/validate.yml': 2,
@@ -30,6 +30,7 @@ KNOWN_LONG = {
     'roles/mirrormaker/tasks/verify.yml': 7,
     'roles/mirrormaker/vars/main.yml': 4,
     'roles/prometheus/vars/main.yml': 1,
+    'roles/replication_check/tasks/ship.yml': 1,
 }
 
 
