@@ -19,7 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Optional
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 from tests.integration import lab
+
+# The lab's flows use the default replication policy.
+NAMING = ReplicationNaming()
 
 LAB_SOURCE_CONNECTOR = "mm2-src-dst-source"
 # The defaults' connectors replicate under a source alias of their own. MirrorSourceConnector
@@ -88,21 +92,17 @@ def stock_grants(source_alias: str, target_alias: str) -> tuple[lab.Grant, ...]:
     remote topics. Its offset syncs stay on the source (MM2's default), where User:mm2 writes them."""
     return (*lab.flow_grants(lab.SOURCE_BROKER, lab.TARGET_BROKER, source_alias, target_alias),
             lab.Grant(lab.SOURCE_BROKER, ("Create", "Describe", "DescribeConfigs", "Read", "Write"),
-                      ("--topic", offset_syncs_topic(target_alias))),
+                      ("--topic", NAMING.offset_syncs_topic(target_alias))),
             lab.Grant(lab.TARGET_BROKER, ("Write", "Describe"),
                       ("--topic", f"{source_alias}.", "--resource-pattern-type", "prefixed"),
                       principal="User:connect"))
-
-
-def offset_syncs_topic(target_alias: str) -> str:
-    return f"mm2-offset-syncs.{target_alias}.internal"
 
 
 def stock_flow() -> Flow:
     config = stock_config(json.loads(STOCK_SEED.read_text(encoding="utf-8")))
     source_alias, target_alias = config["source.cluster.alias"], config["target.cluster.alias"]
     return Flow("stock", config, stock_grants(source_alias, target_alias),
-                ((lab.SOURCE_BROKER, offset_syncs_topic(target_alias), True),))
+                ((lab.SOURCE_BROKER, NAMING.offset_syncs_topic(target_alias), True),))
 
 
 # ---- on the lab -------------------------------------------------------------------------------
@@ -166,7 +166,8 @@ def granted(flow: Flow) -> Iterator[None]:
 def remove_flow_topics(flow: Flow) -> None:
     """The copies of the source's heartbeats and the offset syncs the flow's connectors made."""
     for host in (lab.SOURCE_BROKER, lab.TARGET_BROKER):
-        left = {f"{flow.source_alias}.heartbeats", f"mm2-offset-syncs.{flow.source_alias}.internal"} & lab.topic_names(host)
+        made = {NAMING.remote_heartbeats_topic(flow.source_alias), NAMING.offset_syncs_topic(flow.source_alias)}
+        left = made & lab.topic_names(host)
         if left:
             lab.delete_topics(host, *sorted(left))
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 import yaml
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import loads as read_properties
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaJvm, java_message
 
 try:
@@ -98,16 +99,6 @@ def hosts_lines(network_listing: str, container_listing: str = "") -> list[str]:
         if len(fields) >= 2:
             add(fields[0].lstrip("/"), fields[1])
     return lines
-
-
-def read_properties(text: str) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith(("#", "!")):
-            key, _sep, value = line.partition("=")
-            settings[key.strip()] = value.strip()
-    return settings
 
 
 def inline_pem_settings(settings: dict[str, str], read_file: Callable[[str], str]) -> dict[str, str]:

@@ -46,11 +46,6 @@ INTEGRATION_TEST_RULES = ('MM2 record codec', 'Java properties', 'loose value re
 
 # Known copies, each with the reason it stays for now.
 EXCEPTIONS: Dict[str, str] = {
-    # bench/ has its owner: offset_syncs_topic() and the heartbeats f-string become
-    # ReplicationNaming().offset_syncs_topic(target_alias) / .remote_heartbeats_topic(source_alias).
-    'bench/flows.py': 'MM2 topic naming',
-    # Its owner switches it to java_properties.loads (the lab's admin client file).
-    'tests/integration/lab_admin.py': 'Java properties',
     # The watchdog package is shipped on its own by connect_worker; it masks secrets before cutting.
     'roles/connect_worker/files/connect_watchdog/log_lines.py': 'loose value readers',
 }
