@@ -190,13 +190,15 @@ def relative_imports(path: Path) -> Set[str]:
 
 def test_the_ship_list_covers_every_file_of_the_package_and_every_module_it_imports() -> None:
     block_vars = watchdog_block()['vars']
-    shipped_files = block_vars['__connect_worker_watchdog_package_files']
+    shipped_files = block_vars['__connect_worker_watchdog_sources']
+    assert '__connect_worker_watchdog_sources' in block_vars['__connect_worker_watchdog_package_files']
     # Every .py file of the package directory, found again on each run, so a new module ships too.
     assert "role_path ~ '/files/connect_watchdog/*.py'" in shipped_files
     package = {path.name for path in PACKAGE.iterdir() if path.name != '__pycache__'}
     assert package and all(name.endswith('.py') for name in package), package
     shared = set(block_vars['__connect_worker_watchdog_shared_modules'])
-    assert "role_path ~ '/../../plugins/module_utils/'" in shipped_files
+    assert '__connect_worker_watchdog_shared_paths' in shipped_files
+    assert "role_path ~ '/../../plugins/module_utils/'" in block_vars['__connect_worker_watchdog_shared_paths']
     assert block_vars['__connect_worker_watchdog_package_dir'] == '{{ __connect_worker_watchdog_home }}/connect_watchdog'
     # Whatever a shipped file imports relatively is shipped beside it, and nothing is shipped twice.
     assert not package & shared
