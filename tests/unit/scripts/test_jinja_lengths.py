@@ -15,11 +15,9 @@ LIMIT = 200
 # down: move the logic into a filter or an action plugin instead of raising one.
 KNOWN_LONG = {
     'roles/connect_worker/tasks/credentials.yml': 2,
-    'roles/connect_worker/tasks/validate.yml': 4,
     'roles/connect_worker/vars/main.yml': 9,
     'roles/jmx_exporter/tasks/validate.yml': 1,
     'roles/kafka_broker/tasks/health.yml': 2,
-    'roles/kafka_broker/tasks/validate.yml': 2,
     'roles/kafka_broker/vars/main.yml': 7,
     'roles/kafka_install/vars/main.yml': 1,
     'roles/kafka_tls/tasks/ca_roll.yml': 2,

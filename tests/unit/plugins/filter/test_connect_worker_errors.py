@@ -1,0 +1,122 @@
+"""connect_worker_errors reports what role connect_worker's former Jinja rules reported.
+
+fixtures/connect_worker_rules_jinja.yml holds those rules as they were in tasks/validate.yml;
+each case renders them with Ansible's templar and compares with the filter's messages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+import yaml
+from ansible.errors import AnsibleFilterError
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+from ansible_collections.kafka_dr.mm2.plugins.filter.connect_worker_errors import connect_worker_errors
+
+OLD_JINJA = Path(__file__).resolve().parent / 'fixtures' / 'connect_worker_rules_jinja.yml'
+
+# The role's defaults for the checked variables.
+BASE: Dict[str, Any] = {
+    'connect_worker_bootstrap_servers': 'dst-kafka-1:9092,dst-kafka-2:9092', 'connect_worker_rest_port': 8083,
+    'connect_worker_jmx_port': 0, 'connect_worker_heap': '1g', 'connect_worker_auto_restart': True,
+    'connect_worker_auto_restart_poll_interval': 30, 'connect_worker_auto_restart_max_restarts': 0,
+    'connect_worker_auto_restart_metrics_port': 9405, 'connect_worker_auto_restart_stall_seconds': 600,
+    'connect_worker_auto_restart_exporter_url': '', 'connect_worker_kafka_security_protocol': 'PLAINTEXT',
+    'connect_worker_kafka_sasl_mechanism': 'SCRAM-SHA-512', 'connect_worker_kafka_sasl_username': '',
+    'connect_worker_kafka_sasl_password': '', 'connect_worker_kafka_kerberos_principal': '',
+    'connect_worker_kafka_kerberos_keytab': '/etc/kafka/connect/secrets/client.keytab', 'connect_worker_rest_scheme': 'http',
+    'connect_worker_rest_ssl_keystore_type': 'PKCS12', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_users': [],
+}
+
+CASES: Dict[str, Dict[str, Any]] = {
+    'defaults': {},
+    'one server with spaces': {'connect_worker_bootstrap_servers': ' a:1 , b:2 '},
+    'no port': {'connect_worker_bootstrap_servers': 'dst-kafka-1'},
+    'empty bootstrap': {'connect_worker_bootstrap_servers': '  '},
+    'trailing comma': {'connect_worker_bootstrap_servers': 'a:1,'},
+    'space in a host': {'connect_worker_bootstrap_servers': 'a b:1'},
+    'ports as strings': {'connect_worker_rest_port': '8083', 'connect_worker_auto_restart_metrics_port': '9405'},
+    'rest port 0': {'connect_worker_rest_port': 0},
+    'rest port too high': {'connect_worker_rest_port': 65536},
+    'rest port not a number': {'connect_worker_rest_port': 'eighty'},
+    'rest port a decimal string': {'connect_worker_rest_port': '8083.7'},
+    'everything wrong with auto restart': {
+        'connect_worker_auto_restart_poll_interval': 0, 'connect_worker_auto_restart_max_restarts': -1,
+        'connect_worker_auto_restart_metrics_port': 8083, 'connect_worker_auto_restart_stall_seconds': -5,
+        'connect_worker_auto_restart_exporter_url': 'ftp://x'},
+    'everything wrong, auto restart off': {
+        'connect_worker_auto_restart': 'no', 'connect_worker_auto_restart_poll_interval': 0,
+        'connect_worker_auto_restart_max_restarts': -1, 'connect_worker_auto_restart_metrics_port': 8083,
+        'connect_worker_auto_restart_stall_seconds': -5},
+    'auto restart as a string yes': {'connect_worker_auto_restart': 'yes', 'connect_worker_auto_restart_metrics_port': 70000},
+    'metrics port on the JMX port': {'connect_worker_jmx_port': 9999, 'connect_worker_auto_restart_metrics_port': '9999'},
+    'stall window shorter than two polls': {'connect_worker_auto_restart_stall_seconds': 59},
+    'stall window two polls': {'connect_worker_auto_restart_stall_seconds': 60},
+    'stall detection off': {'connect_worker_auto_restart_stall_seconds': 0, 'connect_worker_auto_restart_poll_interval': 45},
+    'exporter over https': {'connect_worker_auto_restart_exporter_url': 'https://w1:9404/metrics'},
+    'exporter without a scheme': {'connect_worker_auto_restart_exporter_url': 'w1:9404/metrics'},
+    'heap without a unit': {'connect_worker_heap': '1024'},
+    'heap in megabytes': {'connect_worker_heap': '512M'},
+    'SCRAM without a password': {'connect_worker_kafka_security_protocol': 'SASL_SSL', 'connect_worker_kafka_sasl_username': 'c'},
+    'SCRAM with its login': {'connect_worker_kafka_security_protocol': 'SASL_PLAINTEXT',
+                             'connect_worker_kafka_sasl_username': 'c', 'connect_worker_kafka_sasl_password': 'p'},
+    'SSL needs no login': {'connect_worker_kafka_security_protocol': 'SSL'},
+    'GSSAPI without a principal': {'connect_worker_kafka_security_protocol': 'SASL_SSL',
+                                   'connect_worker_kafka_sasl_mechanism': 'GSSAPI'},
+    'GSSAPI with a principal': {'connect_worker_kafka_security_protocol': 'SASL_SSL', 'connect_worker_kafka_sasl_mechanism': 'GSSAPI',
+                                'connect_worker_kafka_kerberos_principal': 'connect/w1@EXAMPLE.COM'},
+    'GSSAPI mechanism on PLAINTEXT': {'connect_worker_kafka_sasl_mechanism': 'GSSAPI'},
+    'quote in a password': {'connect_worker_kafka_sasl_password': 'a"b'},
+    'backslash in a keytab path': {'connect_worker_kafka_kerberos_keytab': 'C:\\keytab'},
+    'percent-encoded quote is no quote': {'connect_worker_kafka_sasl_password': 'a%22b%5C'},
+    'number as a password': {'connect_worker_kafka_sasl_password': 1234},
+    'https with a PEM key store': {'connect_worker_rest_scheme': 'https', 'connect_worker_rest_ssl_keystore_type': 'PEM'},
+    'PEM key store over http': {'connect_worker_rest_ssl_keystore_type': 'PEM'},
+    'basic auth over http without users': {'connect_worker_rest_basic_auth': True},
+    'basic auth as a string over https': {'connect_worker_rest_basic_auth': 'True', 'connect_worker_rest_scheme': 'https',
+                                          'connect_worker_rest_users': [{'username': 'operator', 'password': 'x'}]},
+    'basic auth off as a string': {'connect_worker_rest_basic_auth': 'false'},
+}
+
+
+def jinja_errors(settings: Dict[str, Any]) -> List[str]:
+    """What the role's former rules reported for these settings."""
+    old = yaml.safe_load(OLD_JINJA.read_text(encoding='utf-8'))
+    variables: Dict[str, Any] = {name: trust_as_template(text) for name, text in old['__connect_worker_derived'].items()}
+    templar = Templar(loader=DataLoader(), variables=dict(variables, **settings))
+    errors = []
+    for rule in old['__connect_worker_rules']:
+        if not templar.template(trust_as_template(rule['valid'])):
+            errors.append(templar.template(trust_as_template(rule['msg'])))
+    return errors
+
+
+@pytest.mark.parametrize('changes', CASES.values(), ids=list(CASES))
+def test_same_messages_as_the_former_jinja(changes: Dict[str, Any]) -> None:
+    settings = dict(BASE, **changes)
+    assert connect_worker_errors(settings) == jinja_errors(settings)
+
+
+def test_the_defaults_are_valid_and_every_rule_can_break() -> None:
+    assert connect_worker_errors(BASE) == []
+    assert len(connect_worker_errors(dict(BASE, **CASES['everything wrong with auto restart']))) == 4
+    assert len(connect_worker_errors(dict(BASE, **CASES['everything wrong, auto restart off']))) == 0
+
+
+def test_messages_name_the_variables_and_never_a_password() -> None:
+    errors = connect_worker_errors(dict(BASE, connect_worker_kafka_sasl_password='se"cret'))
+    assert len(errors) == 1 and 'connect_worker_kafka_sasl_password' in errors[0] and 'se"cret' not in errors[0]
+    assert errors[0].endswith('Nothing was changed.')
+
+
+def test_a_missing_variable_is_an_error_of_the_task() -> None:
+    settings = dict(BASE)
+    del settings['connect_worker_heap']
+    with pytest.raises(AnsibleFilterError, match='missing connect_worker_heap'):
+        connect_worker_errors(settings)
+    with pytest.raises(AnsibleFilterError, match='expects a mapping'):
+        connect_worker_errors(['connect_worker_heap'])  # type: ignore[arg-type]
