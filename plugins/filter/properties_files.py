@@ -44,12 +44,29 @@ options:
     description: Keep the files' content out of diffs and results.
     type: bool
     default: false
+  jaas_keys:
+    description:
+      - File names (without O(suffix)) mapped to the keys whose values a C(${file:...}) placeholder inside a quoted
+        value of a C(sasl.jaas.config) line reads, such as the SASL password of a C(kafka_dr.mm2.mirrormaker) cluster.
+      - Kafka substitutes the placeholder before it parses the JAAS line, which reads backslash escapes inside the
+        quotes, so these values are JAAS-escaped first (a backslash before each backslash and double quote, line feed
+        and carriage return written as V(\n) and V(\r)), then written with the properties escaping. Values without those
+        characters are written as they are.
+      - The C(kafka_dr.mm2.mm2_jaas_secret_keys) filter gives this mapping for the MirrorMaker 2 secret files.
+    type: dict
 """
 
 EXAMPLES = r"""
 - name: Write the secret files
   kafka_dr.mm2.file_set:
     files: "{{ {'mm2.properties': {'password': 'x'}} | kafka_dr.mm2.properties_files('/etc/kafka/secrets', group='kafka', secret=true) }}"
+
+- name: Write a password that a JAAS line reads through ${file:/etc/kafka/secrets/mm2.properties:sasl.password}
+  kafka_dr.mm2.file_set:
+    files: >-
+      {{ {'mm2.properties': {'sasl.password': vault_mm2_password}}
+         | kafka_dr.mm2.properties_files('/etc/kafka/secrets', group='kafka', secret=true,
+                                         jaas_keys={'mm2.properties': ['sasl.password']}) }}
 """
 
 RETURN = r"""
@@ -65,6 +82,8 @@ from typing import Any, Optional
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafka_dr.mm2.plugins.filter.properties import to_properties
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_escape
 
 
 def _settings_of(name: str, value: Any, attribute: Optional[str]) -> Mapping:
@@ -75,9 +94,33 @@ def _settings_of(name: str, value: Any, attribute: Optional[str]) -> Mapping:
     return settings
 
 
+def _checked_jaas_keys(jaas_keys: Optional[Mapping]) -> Mapping:
+    if jaas_keys is None:
+        return {}
+    if not isinstance(jaas_keys, Mapping) or not all(
+            isinstance(keys, (list, tuple)) and all(isinstance(key, str) for key in keys) for keys in jaas_keys.values()):
+        raise AnsibleFilterError("properties_files: jaas_keys must map file names to lists of keys")
+    return jaas_keys
+
+
+def _jaas_escaped(name: str, settings: Mapping, keys: Any) -> dict:
+    """The settings with the values of `keys` JAAS-escaped (None values stay None: to_properties drops them)."""
+    wanted = set(keys or ())
+    escaped = {}
+    for key, value in settings.items():
+        if str(key) in wanted and value is not None:
+            try:
+                value = jaas_escape(connect_string(value))
+            except TypeError as exc:
+                raise AnsibleFilterError(f"properties_files: the value of {key} in '{name}' {exc}") from None
+        escaped[key] = value
+    return escaped
+
+
 def properties_files(named_settings: Mapping, directory: str, suffix: str = '', attribute: Optional[str] = None,
                      owner: Optional[str] = None, group: Optional[str] = None, mode: str = '0640',
-                     secret: bool = False) -> list[dict]:
+                     secret: bool = False, jaas_keys: Optional[Mapping] = None) -> list[dict]:
+    jaas_keys = _checked_jaas_keys(jaas_keys)
     if not isinstance(named_settings, Mapping):
         raise AnsibleFilterError("properties_files: the input must be a mapping of file names to settings")
     if not str(directory).startswith('/'):
@@ -87,7 +130,8 @@ def properties_files(named_settings: Mapping, directory: str, suffix: str = '', 
         if not name or '/' in name:
             raise AnsibleFilterError(f"properties_files: '{name}' is not a file name")
         entry = {'dest': f"{str(directory).rstrip('/')}/{name}{suffix}",
-                 'content': to_properties(dict(_settings_of(name, named_settings[name], attribute))),
+                 'content': to_properties(_jaas_escaped(name, _settings_of(name, named_settings[name], attribute),
+                                                        jaas_keys.get(name))),
                  'mode': mode, 'secret': bool(secret)}
         entry.update({key: value for key, value in (('owner', owner), ('group', group)) if value is not None})
         entries.append(entry)

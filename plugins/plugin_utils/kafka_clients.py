@@ -5,11 +5,18 @@
 
 Controller-side logic behind the filters client_properties, file_placeholders and jaas_config.
 Errors are ValueError; the filters turn them into AnsibleFilterError.
+
+Kafka parses a sasl.jaas.config line with a java.io.StreamTokenizer, double quote as its quote
+character: inside a quoted option value a backslash starts an escape (\\\\, \\", \\n, \\t, octal
+digits...) and a double quote or a line break ends the value. Kafka resolves ${file:...}
+placeholders before it parses the line, so a secret that a placeholder inside the quotes reads is
+parsed like a value written in the line. jaas_escape writes both so that Kafka reads them back.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+import re
+from typing import Iterable, List, Mapping, Sequence
 
 # The clients of a Connect worker: its own (group membership, internal topics) and the
 # producer., consumer. and admin. clients it creates for connectors.
@@ -48,13 +55,34 @@ def file_placeholders(keys: Iterable[str], path: str) -> dict:
     return {str(key): '${file:%s:%s}' % (path, key) for key in keys}
 
 
+# What ends or escapes a quoted JAAS option value, and how the value says it instead.
+_JAAS_ESCAPES = {'\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r'}
+# A quoted option value of a JAAS line, as written (its escapes kept).
+_JAAS_QUOTED = re.compile(r'"((?:[^"\\\n\r]|\\.)*)"')
+
+
+def jaas_escape(value: str) -> str:
+    """The text to put between the quotes of a JAAS option so that Kafka's parser reads `value`.
+
+    Backslash, double quote, line feed and carriage return are escaped; any other text, tabs and
+    non-ASCII included, stands for itself, so a value without those four comes back unchanged.
+    For values written into a login line and for secrets read by a placeholder inside its quotes.
+    """
+    if not isinstance(value, str):
+        raise ValueError('a JAAS value must be a string, got %s' % type(value).__name__)
+    return ''.join(_JAAS_ESCAPES.get(char, char) for char in value)
+
+
+def jaas_quoted_values(line: str) -> List[str]:
+    """The quoted option values of a JAAS line as written, escapes kept (placeholders stay unresolved)."""
+    return _JAAS_QUOTED.findall(line)
+
+
 def _jaas_value(name: str, value: str) -> str:
-    """A quoted JAAS option value; quotes and backslashes would end or escape the quoting."""
+    """A quoted JAAS option value, escaped so that Kafka reads it as given."""
     if not isinstance(value, str) or not value:
         raise ValueError('the JAAS login line needs %s' % name)
-    if '"' in value or '\\' in value:
-        raise ValueError('%s cannot hold a double quote or a backslash (the JAAS value is quoted)' % name)
-    return '"%s"' % value
+    return '"%s"' % jaas_escape(value)
 
 
 def jaas_login_line(mechanism: str, username: str = '', password: str = '',

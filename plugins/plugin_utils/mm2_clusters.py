@@ -5,16 +5,18 @@
 
 Secrets are never values of the model: a cluster names a file in the workers' secrets
 directory, and its settings carry ${file:...} placeholders that the workers' FileConfigProvider
-resolves when a connector starts.
+resolves when a connector starts. A placeholder inside a quoted value of a JAAS line (the SASL
+password) is resolved before Kafka parses the line, so the files it reads hold JAAS-escaped
+values (jaas_secret_keys names them for the writer).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_login_line
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_login_line, jaas_quoted_values
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors, connect_settings, without_nulls
 
 SECURITY_PROTOCOLS = ('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL')
@@ -56,6 +58,7 @@ ALIAS_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]*$')
 BOOTSTRAP_ENTRY_RE = re.compile(r'^(\[[0-9A-Fa-f:.]+\]|[^\s:,;\[\]]+):([0-9]{1,5})$')
 JAAS_UNSAFE_RE = re.compile(r'["\\;\n\r]')
 SECRET_FILE_NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+FILE_PLACEHOLDER_RE = re.compile(r'\$\{file:([^:}]+):([^}]+)\}')
 
 
 def bootstrap_entries(value: Any) -> Optional[List[str]]:
@@ -96,8 +99,9 @@ def check_secret_reference(where: str, option: str, path: str, key: str, secrets
                    % (option, base or '/', path))
     if re.search(r'[:{}\s]', path):
         errors.add(where, '%s must not contain ":", "{", "}" or spaces (it goes into a ${file:...} placeholder): %s' % (option, path))
-    if not key or re.search(r'[{}\s]', key):
-        errors.add(where, 'the key for %s must be a non-empty properties key without braces or spaces, got %r' % (option, key))
+    if not key or re.search(r'[{}\s"\\]', key):
+        errors.add(where, 'the key for %s must be a non-empty properties key without braces, spaces, quotes or '
+                   'backslashes, got %r' % (option, key))
 
 
 def check_secret_file_names(names: Any, errors: ModelErrors) -> None:
@@ -271,3 +275,50 @@ def relative_to(base: str, paths: Iterable[str]) -> List[str]:
     """Secret file names as mirrormaker_secret_files spells them (relative to the secrets directory)."""
     prefix = posixpath.normpath(base).rstrip('/') + '/'
     return sorted(path[len(prefix):] if path.startswith(prefix) else path for path in paths)
+
+
+def placeholders_in(text: str) -> Set[Tuple[str, str]]:
+    """(path, key) of each ${file:path:key} placeholder of a setting's value."""
+    return set(FILE_PLACEHOLDER_RE.findall(text))
+
+
+def secret_readers(connections: Mapping[str, Mapping[str, str]]) -> Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]:
+    """(path, key) read inside the quoted values of JAAS lines, and (path, key) read by any other setting."""
+    in_jaas: Set[Tuple[str, str]] = set()
+    elsewhere: Set[Tuple[str, str]] = set()
+    for settings in connections.values():
+        for name, value in settings.items():
+            quoted = jaas_quoted_values(value) if name.endswith('sasl.jaas.config') else []
+            inside = set().union(*(placeholders_in(text) for text in quoted))
+            in_jaas |= inside
+            elsewhere |= placeholders_in(value) - inside
+    return in_jaas, elsewhere
+
+
+def jaas_secret_keys(clusters: Any, secrets_dir: str, secret_files: Mapping[str, Any]) -> Dict[str, List[str]]:
+    """Keys of the secret files (mirrormaker_secret_files) whose values are written JAAS-escaped, by file name.
+
+    A file that a quoted value of a cluster's JAAS line reads holds JAAS values: all of its keys,
+    those a login line reads now and those staged for a password rotation, except the keys a
+    setting outside the JAAS lines reads (a store password, used as it is). A key read both ways
+    is a ValueError: one value cannot be right for both. Problems of the model itself are the
+    plan's to report; a cluster that does not render reads nothing here.
+    """
+    if not isinstance(clusters, Mapping) or not isinstance(secret_files, Mapping):
+        raise ValueError('expects the clusters and the secret files as mappings')
+    connections = cluster_connections(clusters, str(secrets_dir), ModelErrors())
+    in_jaas, elsewhere = secret_readers(connections)
+    escaped: Dict[str, List[str]] = {}
+    for name in sorted(secret_files):
+        path = secret_path(str(secrets_dir), str(name))
+        jaas_keys = {key for read_path, key in in_jaas if read_path == path}
+        if not jaas_keys:
+            continue
+        plain_keys = {key for read_path, key in elsewhere if read_path == path}
+        both = sorted(jaas_keys & plain_keys)
+        if both:
+            raise ValueError('key %s of secret file %s is read inside a JAAS line and by another setting; '
+                             'give each its own key' % (', '.join(both), name))
+        settings = secret_files[name] if isinstance(secret_files[name], Mapping) else {}
+        escaped[str(name)] = sorted(str(key) for key in settings if str(key) not in plain_keys)
+    return escaped
