@@ -14,7 +14,7 @@ description:
   - V(PLAIN) and V(SCRAM-SHA-256)/V(SCRAM-SHA-512) log in with O(username) and O(password);
     V(GSSAPI) (Kerberos) with O(principal) and the key in O(keytab).
   - Values are quoted in the line and escaped as Kafka's JAAS parser reads them (a backslash before each backslash
-    and double quote, line feed and carriage return as V(\n) and V(\r)), so any password reaches Kafka unchanged.
+    and double quote, line feed and carriage return as V(\\n) and V(\\r)), so any password reaches Kafka unchanged.
     A missing value the mechanism needs is refused.
 options:
   _input:

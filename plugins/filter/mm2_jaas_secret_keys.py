@@ -48,7 +48,8 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: File names mapped to the sorted keys to write JAAS-escaped, for example
+  description: >-
+    File names mapped to the sorted keys to write JAAS-escaped, for example
     C({"mm2.properties": ["sasl.password", "sasl.password.sha256"]}); files no JAAS line reads are left out.
   type: dict
 """

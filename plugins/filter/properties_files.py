@@ -50,7 +50,7 @@ options:
         value of a C(sasl.jaas.config) line reads, such as the SASL password of a C(kafka_dr.mm2.mirrormaker) cluster.
       - Kafka substitutes the placeholder before it parses the JAAS line, which reads backslash escapes inside the
         quotes, so these values are JAAS-escaped first (a backslash before each backslash and double quote, line feed
-        and carriage return written as V(\n) and V(\r)), then written with the properties escaping. Values without those
+        and carriage return written as V(\\n) and V(\\r)), then written with the properties escaping. Values without those
         characters are written as they are.
       - The C(kafka_dr.mm2.mm2_jaas_secret_keys) filter gives this mapping for the MirrorMaker 2 secret files.
     type: dict

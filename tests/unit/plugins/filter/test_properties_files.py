@@ -35,7 +35,26 @@ def test_no_names_no_entries() -> None:
     ({'a': {'other': {}}}, '/etc', {'attribute': 'client_properties'}, "item 'client_properties' of 'a'"),
     ({'a': {}}, 'etc', {}, 'must be an absolute path'),
     ({'../a': {}}, '/etc', {}, "'../a' is not a file name"),
+    ({'a': {}}, '/etc', {'jaas_keys': {'a': 'k'}}, 'jaas_keys must map file names to lists of keys'),
+    ({'a': {}}, '/etc', {'jaas_keys': ['a']}, 'jaas_keys must map file names to lists of keys'),
+    ({'a': {'k': {'x': 1}}}, '/etc', {'jaas_keys': {'a': ['k']}}, "the value of k in 'a' must be a string"),
 ])
 def test_bad_input_is_refused_with_its_reason(named: object, directory: str, kwargs: dict, message: str) -> None:
     with pytest.raises(AnsibleFilterError, match=message):
         properties_files(named, directory, **kwargs)  # type: ignore[arg-type]
+
+
+def test_jaas_keys_are_jaas_escaped_then_properties_escaped_once() -> None:
+    files = {'mm2.properties': {'sasl.password': 'a\\b"c', 'ssl.truststore.password': 'a\\b"c', 'unset': None},
+             'other.properties': {'sasl.password': 'a\\b"c'}}
+    entries = properties_files(files, '/s', jaas_keys={'mm2.properties': ['sasl.password', 'unset', 'absent']})
+    assert [entry['content'] for entry in entries] == [
+        'sasl.password=a\\\\\\\\b\\\\"c\nssl.truststore.password=a\\\\b"c\n',
+        'sasl.password=a\\\\b"c\n',  # other.properties: no JAAS line reads it
+    ]
+
+
+def test_jaas_keys_leave_ordinary_values_byte_identical() -> None:
+    files = {'mm2.properties': {'sasl.password': 'p@ss=w:rd#\u00e9! x', 'n': 7}}
+    assert (properties_files(files, '/s', jaas_keys={'mm2.properties': ['sasl.password', 'n']})
+            == properties_files(files, '/s'))
