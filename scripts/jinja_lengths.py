@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """List the Jinja expressions ({{ ... }}) of the roles and playbooks with their length.

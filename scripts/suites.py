@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The suites outside `make test` (integration-ha, integration-rotation, bench): each run timed and
 recorded, and a check that none of them went stale.
 

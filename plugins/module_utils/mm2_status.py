@@ -165,7 +165,8 @@ def parse_connector(name: str, expanded: Mapping[str, Any], prefix: str) -> Conn
         # An MM2 connector named some other way still belongs to the flow of its aliases.
         flow = '%s->%s' % (source_alias, target_alias)
     tasks = [
-        TaskStatus(int(task.get('id', 0)), str(task.get('state') or 'UNKNOWN'), str(task.get('worker_id') or ''), trace_excerpt(task.get('trace'), width=TRACE_EXCERPT))
+        TaskStatus(int(task.get('id', 0)), str(task.get('state') or 'UNKNOWN'), str(task.get('worker_id') or ''),
+                   trace_excerpt(task.get('trace'), width=TRACE_EXCERPT))
         for task in status.get('tasks') or []
     ]
     return ConnectorStatus(

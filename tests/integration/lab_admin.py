@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 import yaml
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import loads as read_properties
+from ansible_collections.kafka_dr.mm2.plugins.module_utils import java_properties
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaJvm, java_message
 
 try:
@@ -43,6 +43,8 @@ INSTALL_DEFAULTS = Path(__file__).resolve().parents[2] / "roles" / "kafka_instal
 # Answers within these bounds, or an error: a probe of a broker that is still starting is asked again.
 REQUEST_TIMEOUT_MS = 10000
 API_TIMEOUT_MS = 20000
+# The broker's admin client file, read as Kafka reads it.
+read_properties = java_properties.loads
 PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z ]+)-----.*?-----END \1-----", re.DOTALL)
 
 

@@ -52,7 +52,6 @@ def test_the_loop_polls_until_stopped(fake: FakeConnect, state_file: Path) -> No
     assert restart_requests(fake) == [('/connectors/flow-source/tasks/0/restart', '')]
 
 
-
 def test_the_service_runs_from_the_files_the_role_installs(fake: FakeConnect, tmp_path: Path) -> None:
     """The package and the module_utils files the role installs, in a directory of their own, run as the unit runs them."""
     install_package(tmp_path / 'watchdog')

@@ -51,7 +51,6 @@ def exporter() -> FakeExporter:
     return FakeExporter()
 
 
-
 class DirectClient:
     """The three calls the watchdog makes, answered by the fake worker's request handler in
     process: hours of polls in a fraction of a second. The service test goes over HTTP."""

@@ -201,4 +201,3 @@ def plan_restarts(snapshot: Snapshot, states: Mapping[UnitKey, UnitState], own_w
                     restarted_connectors.add(key.connector)
         kept[key] = state
     return Plan(tuple(restarts), tuple(newly_capped), {key: state for key, state in kept.items() if state.restarts})
-

@@ -42,4 +42,3 @@ def format_restart(restart: Restart, outcome: str) -> str:
     why = 'stalled=%s' % json.dumps(restart.stall.describe()) if restart.stall else 'trace=%s' % json.dumps(trace_excerpt(restart.trace))
     return 'restart connector=%s task=%s attempt=%d next_delay=%s outcome=%s %s' % (
         json.dumps(restart.key.connector), restart.key.label, restart.attempt, format_delay(restart.next_delay), outcome, why)
-

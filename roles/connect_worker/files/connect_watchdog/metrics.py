@@ -96,4 +96,3 @@ class Metrics:
             'kafka_dr_connect_watchdog_metrics_errors_total %d' % metrics_errors,
         ]
         return '\n'.join(lines) + '\n'
-

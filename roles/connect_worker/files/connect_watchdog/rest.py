@@ -47,7 +47,6 @@ class ExporterReader:
             raise ExporterError('GET %s: not the Prometheus text format (%s)' % (self.url, exc)) from exc
 
 
-
 def build_client(config: WatchdogConfig) -> ConnectClient:
     return ConnectClient(
         list(config.urls), username=config.username or None, password=config.password or None,
@@ -63,5 +62,3 @@ def build_exporter(config: WatchdogConfig) -> Optional[ExporterReader]:
         return None
     return ExporterReader(config.exporter_url, config.exporter_username, config.exporter_password, config.exporter_ca_path,
                           config.validate_certs, timeout=min(config.timeout, config.poll_interval))
-
-

@@ -30,6 +30,7 @@ def run(watchdog: Watchdog, interval: float, stop: threading.Event) -> None:
         watchdog.poll_once()
         stop.wait(interval)
 
+
 class _MetricsHandler(BaseHTTPRequestHandler):
     metrics: Metrics
 
@@ -56,7 +57,6 @@ def serve_metrics(metrics: Metrics, address: str, port: int) -> ThreadingHTTPSer
     server = server_class((address, port), handler)
     threading.Thread(target=server.serve_forever, name='metrics', daemon=True).start()
     return server
-
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -90,4 +90,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         server.shutdown()
         server.server_close()
     return 0
-

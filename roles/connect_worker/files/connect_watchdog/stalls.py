@@ -117,4 +117,3 @@ def find_stall(track: StallTrack, window: float, now: float) -> Optional[Stall]:
 def is_copying(track: StallTrack) -> bool:
     """False once a poll passed without a write while records wait: not healthy, even if RUNNING."""
     return len(track.waiting) < 2 or track.waiting[-1][1] <= 0
-

@@ -91,4 +91,3 @@ class StateStore:
             if temporary is not None and os.path.exists(temporary):
                 os.unlink(temporary)
             return False
-

@@ -117,5 +117,3 @@ class Watchdog:
             return
         self.metrics.restarted(key, stalled=restart.stall is not None)
         self.log.info(format_restart(restart, outcome))
-
-

@@ -103,13 +103,13 @@ def test_same_messages_as_the_former_jinja(changes: Dict[str, Any]) -> None:
 
 
 def test_the_defaults_are_valid() -> None:
-    _, listeners = jinja_errors(BASE)
+    _errors, listeners = jinja_errors(BASE)
     assert kafka_broker_errors(checked(BASE, listeners)) == []
 
 
 def test_plain_accounts_name_the_bad_names_and_never_a_password() -> None:
     settings = dict(BASE, **CASES['PLAIN accounts'])
-    _, listeners = jinja_errors(settings)
+    _errors, listeners = jinja_errors(settings)
     errors = kafka_broker_errors(checked(settings, listeners))
     assert errors[0] == ("kafka_broker: kafka_broker_plain_users names use letters, digits, '.', '_' and '-' "
                          "(got bad user, b@d). Nothing was changed.")

@@ -52,7 +52,7 @@ ALPHABET = 'ab= :#!\\\t\n\r\f"\'$\u00e9\u6f22\U0001d11e\x00\x7f'
 def random_texts(count: int, seed: int = 20240611) -> List[str]:
     """Seeded strings over the characters the format treats specially (no property-based library here)."""
     generator = random.Random(seed)
-    return [''.join(generator.choice(ALPHABET) for _ in range(generator.randrange(0, 12))) for _ in range(count)]
+    return [''.join(generator.choice(ALPHABET) for _position in range(generator.randrange(0, 12))) for _text in range(count)]
 
 
 def test_the_table_reads_back_unchanged() -> None:
