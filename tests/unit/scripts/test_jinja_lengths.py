@@ -15,7 +15,7 @@ LIMIT = 200
 # down: move the logic into a filter or an action plugin instead of raising one.
 KNOWN_LONG = {
     'roles/connect_worker/tasks/credentials.yml': 2,
-    'roles/connect_worker/vars/main.yml': 9,
+    'roles/connect_worker/vars/main.yml': 2,
     'roles/jmx_exporter/tasks/validate.yml': 1,
     'roles/kafka_broker/tasks/health.yml': 2,
     'roles/kafka_broker/vars/main.yml': 2,
