@@ -1,15 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the Kafka command line tools print, read back: failures, the metadata quorum.
+"""The Kafka command line tools: their command lines, and what they print read back (failures, the metadata quorum).
 
-Controller-side logic behind the filters java_failure and quorum_replication.
+Controller-side logic behind the filters kafka_tool_argv, java_failure and quorum_replication.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 ToolOutput = Union[str, Sequence[str], None]
 
@@ -102,3 +102,14 @@ def quorum_replication(output: ToolOutput) -> List[Dict[str, Union[int, str]]]:
         for words in lines[start + 1:]
         if len(words) == len(header)
     ]
+
+
+def kafka_tool_argv(command: Sequence[str], clusters: Mapping[str, Any], alias: str, config_dir: str,
+                    arguments: Sequence[Any] = ()) -> List[Any]:
+    """The command, then one cluster's bootstrap servers and client settings (<config_dir>/<alias>.properties), then the arguments."""
+    if not isinstance(command, list) or not isinstance(arguments, (list, tuple)):
+        raise ValueError('kafka_tool_argv expects the command and the arguments as lists')
+    if alias not in clusters:
+        raise ValueError('kafka_tool_argv: no cluster %s' % alias)
+    return command + ['--bootstrap-server', clusters[alias]['bootstrap_servers'],
+                      '--command-config', str(config_dir) + '/' + str(alias) + '.properties'] + list(arguments)

@@ -24,7 +24,7 @@ KNOWN_LONG = {
     'roles/kafka_tls/tasks/deploy.yml': 1,
     'roles/kafka_tls/tasks/issue.yml': 2,
     'roles/mirrormaker/defaults/main.yml': 1,
-    'roles/mirrormaker/tasks/verify.yml': 7,
+    'roles/mirrormaker/tasks/verify.yml': 2,
     'roles/mirrormaker/vars/main.yml': 4,
     'roles/prometheus/vars/main.yml': 1,
     'roles/replication_check/tasks/ship.yml': 1,
