@@ -67,18 +67,10 @@ _value:
     watchdog_metrics_url: {description: Where the watchdog's own metrics are read on this host., type: str}
 """
 
-from typing import Any, Dict
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import connect_worker_derived as _connect_worker_derived
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
 
-from ansible.errors import AnsibleFilterError
-
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import connect_worker_derived as _derived
-
-
-def connect_worker_derived(worker: Dict[str, Any]) -> Dict[str, Any]:
-    try:
-        return _derived(worker)
-    except ValueError as error:
-        raise AnsibleFilterError(str(error)) from error
+connect_worker_derived = as_filter(_connect_worker_derived)
 
 
 class FilterModule:

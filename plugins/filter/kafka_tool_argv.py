@@ -52,19 +52,10 @@ _value:
   elements: str
 """
 
-from typing import Any, List, Mapping, Sequence
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_tools import kafka_tool_argv as _kafka_tool_argv
 
-from ansible.errors import AnsibleFilterError
-
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_tools import kafka_tool_argv as _argv
-
-
-def kafka_tool_argv(command: List[str], clusters: Mapping[str, Any], alias: str, config_dir: str,
-                    arguments: Sequence[Any] = ()) -> List[Any]:
-    try:
-        return _argv(command, clusters, alias, config_dir, arguments)
-    except ValueError as error:
-        raise AnsibleFilterError(str(error)) from error
+kafka_tool_argv = as_filter(_kafka_tool_argv)
 
 
 class FilterModule:

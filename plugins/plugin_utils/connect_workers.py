@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, jinja_int
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import java_login_options
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, jinja_int, require_settings
 
 # The options of connect_worker_derived: role variables without connect_worker_, and the role's
 # switches rest_https, kafka_tls, kafka_client_certificate, kafka_gssapi and exporter_tls.
@@ -45,11 +46,7 @@ def local_host(address: str) -> str:
 
 def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
     """The derived values, each named after the role variable __connect_worker_<name> it fills."""
-    if not isinstance(worker, Mapping):
-        raise ValueError('connect_worker_derived expects a mapping, got %s' % type(worker).__name__)
-    missing = [name for name in CONNECT_WORKER_DERIVED_OPTIONS if name not in worker]
-    if missing:
-        raise ValueError('connect_worker_derived is missing %s' % ', '.join(missing))
+    require_settings(worker, CONNECT_WORKER_DERIVED_OPTIONS, 'connect_worker_derived')
     rest_https = worker['rest_https']
     rest_passwords = {'rest.ssl.keystore.password': worker['rest_ssl_keystore_password'],
                       'rest.ssl.key.password': worker['rest_ssl_key_password'],
@@ -58,8 +55,8 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
     store_paths += [worker['kafka_ssl_keystore_location']] if worker['kafka_client_certificate'] else []
     store_paths += [worker['rest_ssl_keystore_location'], worker['rest_ssl_truststore_location'],
                     worker['rest_ca_path']] if rest_https else []
-    jvm_options = ['-Djava.security.auth.login.config=%s' % worker['rest_jaas_file']] if jinja_bool(worker['rest_basic_auth']) else []
-    jvm_options += ['-Djava.security.krb5.conf=%s' % worker['krb5_conf']] if worker['kafka_gssapi'] else []
+    jvm_options = java_login_options(worker['rest_jaas_file'] if jinja_bool(worker['rest_basic_auth']) else None,
+                                     worker['krb5_conf'] if worker['kafka_gssapi'] else None)
     exporter_tls = jinja_bool(worker['exporter_tls'])
     exporter_host = worker['rest_advertised_host'] if exporter_tls else local_host(worker['metrics_address'])
     exporter_url = worker['auto_restart_exporter_url']

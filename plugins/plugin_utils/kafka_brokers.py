@@ -10,10 +10,10 @@ Errors are ValueError; the filter turns them into AnsibleFilterError.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, List, Mapping
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import file_placeholders
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import file_placeholders, java_login_options
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, require_settings
 
 STANDARD_AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
 FILE_CONFIG_PROVIDER = 'org.apache.kafka.common.config.provider.FileConfigProvider'
@@ -24,6 +24,19 @@ BROKER_SECURITY_OPTIONS = (
     'ssl_truststore_type', 'ssl_truststore_location', 'ssl_truststore_password', 'ssl_principal_mapping_rules',
     'ssl_listener_name', 'ssl_client_auth', 'sasl_mechanisms', 'kerberos_service_name',
     'kerberos_principal_to_local_rules', 'authorizer_enabled', 'super_users', 'allow_everyone_if_no_acl_found',
+)
+
+# The options of kafka_broker_derived: role variables without kafka_broker_, and the role's switch gssapi
+# and its JAAS file.
+KAFKA_BROKER_DERIVED_OPTIONS = (
+    'plaintext_enabled', 'listener_name', 'port', 'sasl_ssl_enabled', 'sasl_ssl_listener_name', 'sasl_ssl_port',
+    'ssl_enabled', 'ssl_listener_name', 'ssl_port', 'gssapi', 'jaas_file', 'krb5_conf',
+)
+# The client listeners in their order: the switch that turns one on, its name and its port, by protocol.
+CLIENT_LISTENERS = (
+    ('PLAINTEXT', 'plaintext_enabled', 'listener_name', 'port'),
+    ('SASL_SSL', 'sasl_ssl_enabled', 'sasl_ssl_listener_name', 'sasl_ssl_port'),
+    ('SSL', 'ssl_enabled', 'ssl_listener_name', 'ssl_port'),
 )
 
 
@@ -80,3 +93,17 @@ def broker_security(broker: Mapping[str, Any]) -> Dict[str, Any]:
                            'super.users': ';'.join(str(user) for user in broker['super_users']),
                            'allow.everyone.if.no.acl.found': jinja_bool(broker['allow_everyone_if_no_acl_found'])})
     return {'properties': properties, 'tls_secrets': secrets}
+
+
+def client_listeners(broker: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """The client listeners that are on, in order PLAINTEXT, SASL_SSL, SSL: each its name, protocol and port."""
+    return [{'name': broker[name], 'protocol': protocol, 'port': broker[port]}
+            for protocol, switch, name, port in CLIENT_LISTENERS if jinja_bool(broker[switch])]
+
+
+def kafka_broker_derived(broker: Mapping[str, Any]) -> Dict[str, Any]:
+    """The client listeners, and the JVM options of the JAAS file (SASL_SSL) and of krb5.conf (GSSAPI)."""
+    require_settings(broker, KAFKA_BROKER_DERIVED_OPTIONS, 'kafka_broker_derived')
+    jvm_options = java_login_options(broker['jaas_file'] if jinja_bool(broker['sasl_ssl_enabled']) else None,
+                                     broker['krb5_conf'] if jinja_bool(broker['gssapi']) else None)
+    return {'client_listeners': client_listeners(broker), 'jvm_security_options': jvm_options}

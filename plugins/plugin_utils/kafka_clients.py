@@ -16,7 +16,7 @@ parsed like a value written in the line. jaas_escape writes both so that Kafka r
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Mapping, Sequence
+from typing import Iterable, List, Mapping, Optional, Sequence
 
 # The clients of a Connect worker: its own (group membership, internal topics) and the
 # producer., consumer. and admin. clients it creates for connectors.
@@ -59,6 +59,12 @@ def file_placeholders(keys: Iterable[str], path: str) -> dict:
 _JAAS_ESCAPES = {'\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r'}
 # A quoted option value of a JAAS line, as written (its escapes kept).
 _JAAS_QUOTED = re.compile(r'"((?:[^"\\\n\r]|\\.)*)"')
+
+
+def java_login_options(jaas_file: Optional[str] = None, krb5_conf: Optional[str] = None) -> List[str]:
+    """JVM options naming the JAAS login file and the Kerberos configuration, each left out when None."""
+    options = [] if jaas_file is None else ['-Djava.security.auth.login.config=%s' % jaas_file]
+    return options + ([] if krb5_conf is None else ['-Djava.security.krb5.conf=%s' % krb5_conf])
 
 
 def jaas_escape(value: str) -> str:

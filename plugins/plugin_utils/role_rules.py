@@ -76,7 +76,8 @@ def _quotes_or_backslashes(values: Iterable[Any]) -> bool:
     return any('"' in jinja_text(value) or '\\' in jinja_text(value) for value in values)
 
 
-def _require(settings: Mapping[str, Any], names: Iterable[str], what: str) -> None:
+def require_settings(settings: Mapping[str, Any], names: Iterable[str], what: str) -> None:
+    """Refuse (ValueError) anything but a mapping that holds each of the names; what names the caller."""
     if not isinstance(settings, Mapping):
         raise ValueError('%s expects a mapping of the role variables, got %s' % (what, type(settings).__name__))
     missing = [name for name in names if name not in settings]
@@ -86,7 +87,7 @@ def _require(settings: Mapping[str, Any], names: Iterable[str], what: str) -> No
 
 def connect_worker_errors(settings: Mapping[str, Any]) -> List[str]:
     """The broken rules of role connect_worker's settings (keys: CONNECT_WORKER_VARIABLES)."""
-    _require(settings, CONNECT_WORKER_VARIABLES, 'connect_worker_errors')
+    require_settings(settings, CONNECT_WORKER_VARIABLES, 'connect_worker_errors')
     get = settings.__getitem__
     errors: List[str] = []
 
@@ -167,7 +168,7 @@ def kafka_broker_errors(settings: Mapping[str, Any]) -> List[str]:
     such group); kafka_broker_client_listeners the enabled client listeners, each with name,
     protocol and port. kafka_broker_kerberos_keytab_src is looked for on this machine.
     """
-    _require(settings, KAFKA_BROKER_VARIABLES, 'kafka_broker_errors')
+    require_settings(settings, KAFKA_BROKER_VARIABLES, 'kafka_broker_errors')
     get = settings.__getitem__
     errors: List[str] = []
 

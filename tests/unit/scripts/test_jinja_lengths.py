@@ -18,7 +18,6 @@ KNOWN_LONG = {
     'roles/connect_worker/vars/main.yml': 2,
     'roles/jmx_exporter/tasks/validate.yml': 1,
     'roles/kafka_broker/tasks/health.yml': 2,
-    'roles/kafka_broker/vars/main.yml': 2,
     'roles/kafka_install/vars/main.yml': 1,
     'roles/kafka_tls/tasks/ca_roll.yml': 2,
     'roles/kafka_tls/tasks/deploy.yml': 1,
