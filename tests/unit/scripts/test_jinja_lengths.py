@@ -22,8 +22,8 @@ KNOWN_LONG = {
     'roles/kafka_tls/tasks/deploy.yml': 1,
     'roles/kafka_tls/tasks/issue.yml': 2,
     'roles/mirrormaker/defaults/main.yml': 1,
-    'roles/mirrormaker/tasks/verify.yml': 2,
-    'roles/mirrormaker/vars/main.yml': 4,
+    'roles/mirrormaker/tasks/verify.yml': 1,
+    'roles/mirrormaker/vars/main.yml': 3,
     'roles/prometheus/vars/main.yml': 1,
     'roles/replication_check/tasks/ship.yml': 1,
 }
