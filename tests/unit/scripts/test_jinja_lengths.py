@@ -25,7 +25,6 @@ KNOWN_LONG = {
     'roles/mirrormaker/tasks/verify.yml': 1,
     'roles/mirrormaker/vars/main.yml': 3,
     'roles/prometheus/vars/main.yml': 1,
-    'roles/replication_check/tasks/ship.yml': 1,
 }
 
 
