@@ -15,7 +15,6 @@ LIMIT = 200
 # down: move the logic into a filter or an action plugin instead of raising one.
 KNOWN_LONG = {
     'roles/connect_worker/vars/main.yml': 2,
-    'roles/jmx_exporter/tasks/validate.yml': 1,
     'roles/kafka_broker/tasks/health.yml': 2,
     'roles/kafka_install/vars/main.yml': 1,
     'roles/kafka_tls/tasks/ca_roll.yml': 2,
@@ -24,7 +23,6 @@ KNOWN_LONG = {
     'roles/mirrormaker/defaults/main.yml': 1,
     'roles/mirrormaker/tasks/verify.yml': 1,
     'roles/mirrormaker/vars/main.yml': 3,
-    'roles/prometheus/vars/main.yml': 1,
 }
 
 
