@@ -1,16 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Values role connect_worker derives from its settings: JVM options, REST secrets, stores, watchdog URLs.
+"""Values role connect_worker derives from its settings: JVM options, REST secrets, stores, watchdog URLs;
+the workers' REST URLs as role mirrormaker calls them.
 
-Logic behind the filter connect_worker_derived. Numbers and switches are read as the role's
+Logic behind the filters connect_worker_derived and connect_rest_urls. Numbers and switches are read as the role's
 Jinja read them (``| int``, ``| bool``). Errors are ValueError; the filter turns them into
 AnsibleFilterError.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, Iterable, List, Mapping
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import java_login_options
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, jinja_int, require_settings
@@ -71,3 +72,15 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
         'watchdog_metrics_url': 'http://%s:%s/metrics' % (local_host(worker['auto_restart_metrics_address']),
                                                            worker['auto_restart_metrics_port']),
     }
+
+
+def connect_rest_urls(play_hosts: Iterable[str], this_host: str, scheme: str, port: Any, advertised_host: str) -> List[str]:
+    """The REST URL of this host's worker first (its certificate's name over https, else 127.0.0.1), then the other hosts'."""
+    if isinstance(play_hosts, (str, bytes, Mapping)):
+        raise ValueError('connect_rest_urls expects the list of the play\'s hosts, got %s' % type(play_hosts).__name__)
+    others: List[str] = []
+    for host in play_hosts:
+        if host != this_host and host not in others:
+            others.append(host)
+    local = advertised_host if scheme == 'https' else '127.0.0.1'
+    return ['%s://%s:%s' % (scheme, host, port) for host in [local] + others]

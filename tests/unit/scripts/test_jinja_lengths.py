@@ -19,7 +19,6 @@ KNOWN_LONG = {
     'roles/kafka_install/vars/main.yml': 1,
     'roles/kafka_tls/tasks/ca_roll.yml': 2,
     'roles/kafka_tls/tasks/deploy.yml': 1,
-    'roles/mirrormaker/defaults/main.yml': 1,
     'roles/mirrormaker/tasks/verify.yml': 1,
     'roles/mirrormaker/vars/main.yml': 3,
 }
