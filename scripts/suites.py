@@ -76,10 +76,15 @@ def stale(record: dict[str, Any], files: list[str], root: Path = ROOT) -> dict[s
     return found
 
 
-def commit(root: Path = ROOT) -> str:
-    described = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], cwd=root,
-                               capture_output=True, text=True, check=False).stdout.strip()
-    return described or "unknown"
+def commit(watched_files: Iterable[str], root: Path = ROOT) -> str:
+    """HEAD, marked -dirty when one of the suite's watched files differs from it (what the suite
+    ran on is then not that commit; other edits, such as the records, do not matter)."""
+    head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=root,
+                          capture_output=True, text=True, check=False).stdout.strip() or "unknown"
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
+                            capture_output=True, text=True, check=False).stdout
+    changed = {line[3:] for line in status.splitlines()} & set(watched_files)
+    return f"{head}-dirty" if changed else head
 
 
 def summary_table(record: dict[str, Any]) -> str:
@@ -119,7 +124,7 @@ def run(name: str, command: list[str]) -> int:
         raise SystemExit(f"{name} is not a suite of {RECORD.relative_to(ROOT)}: {', '.join(record['suites'])}")
     # The code under test is the code at the start: an edit during a long run is not what passed.
     files = digests(watched(patterns_of(record, name), tree_files()))
-    described = commit()
+    described = commit(files)
     started = time.monotonic()
     status = subprocess.run(command, check=False).returncode
     entry = {"suite": name, "passed": status == 0, "commit": described,

@@ -131,3 +131,15 @@ def test_the_summary_table_gives_each_suites_last_pass_or_never() -> None:
     assert suites.summary_table(record).splitlines()[2:] == [
         "| `make integration-ha` | never | | |",
         "| `make bench` | 2026-11-27 16:00 UTC | `abc1234` | 12 min 34 s |"]
+
+
+def test_the_commit_is_marked_dirty_only_when_a_watched_file_differs_from_it(checkout: Path) -> None:
+    subprocess.run(["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                    "commit", "-qm", "start"], check=True)
+    watched = ["tests/integration/lab.py"]
+    head = suites.commit(watched, checkout)
+    assert re.fullmatch(r"[0-9a-f]{7}", head)
+    (checkout / "README.md").write_text("a record or a note, not what the suite ran on\n")
+    assert suites.commit(watched, checkout) == head
+    (checkout / "tests" / "integration" / "lab.py").write_text("resolve = 'elsewhere'\n")
+    assert suites.commit(watched, checkout) == f"{head}-dirty"
