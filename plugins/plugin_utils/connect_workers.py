@@ -69,8 +69,8 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
         'security_jvm_options': jvm_options,
         'store_paths': store_paths,
         'watchdog_exporter_url': exporter_url,
-        'watchdog_metrics_url': 'http://%s:%s/metrics' % (local_host(worker['auto_restart_metrics_address']),
-                                                           worker['auto_restart_metrics_port']),
+        'watchdog_metrics_url': 'http://%s:%s/metrics' % (
+            local_host(worker['auto_restart_metrics_address']), worker['auto_restart_metrics_port']),
     }
 
 
