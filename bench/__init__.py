@@ -5,6 +5,6 @@ the lab helpers import the collection's modules as they do under pytest."""
 import sys
 from pathlib import Path
 
-_COLLECTIONS = str(Path(__file__).resolve().parents[2] / ".collections")
+_COLLECTIONS = str(Path(__file__).resolve().parents[1] / ".collections")
 if _COLLECTIONS not in sys.path:
     sys.path.append(_COLLECTIONS)

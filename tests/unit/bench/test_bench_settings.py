@@ -67,3 +67,16 @@ def test_stock_flow_grants_the_workers_producer_and_the_offset_syncs_on_the_sour
                      if grant.resource[-1] == "prefixed"}
     assert (lab.TARGET_BROKER, "User:connect", "emrsource.") in by_principal
     assert (lab.SOURCE_BROKER, "User:mm2", "mm2-offset-syncs.emrdest.internal") in by_principal
+
+
+def test_python_m_bench_imports_the_collection_without_pytest_paths() -> None:
+    """`make bench` runs `python -m bench` outside pytest: the package itself puts .collections on
+    the import path, so its modules import the collection's module_utils."""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+    from pathlib import Path  # pylint: disable=import-outside-toplevel
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", "import bench.flows"], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home())}, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
