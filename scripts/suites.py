@@ -10,6 +10,9 @@ suite's last pass: a change to what a drill depends on cannot land until the dri
 
     suites.py run NAME -- COMMAND...   run COMMAND as suite NAME; record it when it passes
     suites.py check                    list the suites whose watched files changed since their last pass
+    suites.py adopt OTHER/tests/suites.json
+                                       take the passes recorded by another checkout (a clean clone the
+                                       suites ran in) whose watched files are those of this one
 """
 
 from __future__ import annotations
@@ -154,6 +157,28 @@ def check() -> int:
     return 1 if found else 0
 
 
+def adoptable(other: dict[str, Any], record: dict[str, Any], files: list[str], root: Path = ROOT) -> list[str]:
+    """The suites whose pass in `other` was on exactly this checkout's watched files."""
+    found = []
+    for name in record["suites"]:
+        last = (other.get("suites", {}).get(name) or {}).get("last_pass")
+        if last and last.get("files") == digests(watched(patterns_of(record, name), files), root):
+            found.append(name)
+    return found
+
+
+def adopt(other_path: Path) -> int:
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    other = json.loads(other_path.read_text(encoding="utf-8"))
+    names = adoptable(other, record, tree_files())
+    for name in names:
+        record["suites"][name]["last_pass"] = other["suites"][name]["last_pass"]
+        print(f"{name}: passed {other['suites'][name]['last_pass']['date']} on {other['suites'][name]['last_pass']['commit']}")
+    RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_summary(record)
+    return 0 if names else 1
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="action", required=True)
@@ -161,9 +186,13 @@ def main(argv: list[str]) -> int:
     run_parser.add_argument("name")
     run_parser.add_argument("command", nargs=argparse.REMAINDER)
     commands.add_parser("check")
+    adopt_parser = commands.add_parser("adopt")
+    adopt_parser.add_argument("other", type=Path)
     args = parser.parse_args(argv)
     if args.action == "check":
         return check()
+    if args.action == "adopt":
+        return adopt(args.other)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("run needs a command after --")

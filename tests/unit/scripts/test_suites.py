@@ -143,3 +143,14 @@ def test_the_commit_is_marked_dirty_only_when_a_watched_file_differs_from_it(che
     assert suites.commit(watched, checkout) == head
     (checkout / "tests" / "integration" / "lab.py").write_text("resolve = 'elsewhere'\n")
     assert suites.commit(watched, checkout) == f"{head}-dirty"
+
+
+def test_a_pass_recorded_elsewhere_is_adopted_only_on_the_same_watched_files(checkout: Path) -> None:
+    clone = json.loads(json.dumps(RECORD_OF_TWO))
+    passed(clone, "bench", checkout)
+    passed(clone, "integration-ha", checkout)
+    (checkout / "tests" / "integration" / "lab.py").write_text("resolve = 'changed since'\n")
+    here = json.loads(json.dumps(RECORD_OF_TWO))
+    assert suites.adoptable(clone, here, suites.tree_files(checkout), checkout) == []
+    (checkout / "tests" / "integration" / "lab.py").write_text("resolve = 'main network'\n")
+    assert suites.adoptable(clone, here, suites.tree_files(checkout), checkout) == ["integration-ha", "bench"]
