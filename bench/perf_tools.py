@@ -41,18 +41,22 @@ class Rate:
 
 @dataclass(frozen=True)
 class ClientAccount:
-    """A SASL account of the lab (.lab/secrets/<secret>) and how it authenticates."""
+    """A SASL account of the lab (.lab/secrets/<secret>) and how it authenticates: PLAIN, or SCRAM
+    with the mechanism the lab's clients use now (a rotation drill may have moved it)."""
 
     username: str
     secret: str
-    mechanism: str
+    mechanism: str  # "PLAIN" or "SCRAM"
+
+    def sasl_mechanism(self) -> str:
+        return lab.scram_mechanism() if self.mechanism == "SCRAM" else self.mechanism
 
     def properties(self, password: str) -> str:
-        module = ("org.apache.kafka.common.security.scram.ScramLoginModule" if self.mechanism.startswith("SCRAM")
+        module = ("org.apache.kafka.common.security.scram.ScramLoginModule" if self.mechanism == "SCRAM"
                   else "org.apache.kafka.common.security.plain.PlainLoginModule")
         return "\n".join([
             "security.protocol=SASL_SSL",
-            f"sasl.mechanism={self.mechanism}",
+            f"sasl.mechanism={self.sasl_mechanism()}",
             f'sasl.jaas.config={module} required username="{self.username}" password="{password}";',
             "ssl.truststore.type=PEM",
             f"ssl.truststore.location={lab.LAB_CA}",
@@ -62,7 +66,7 @@ class ClientAccount:
 # MM2's account writes remote topics (prefix "src.") on the target; it may only describe groups on
 # the source, so the consumer side reads as the validation job's account (Read on every topic and
 # group). Both use SASL_SSL like MM2; SCRAM and PLAIN differ only in the login, not per record.
-MM2_ACCOUNT = ClientAccount("mm2", "mm2", "SCRAM-SHA-512")
+MM2_ACCOUNT = ClientAccount("mm2", "mm2", "SCRAM")
 READER_ACCOUNT = ClientAccount("validator", "validator", "PLAIN")
 
 

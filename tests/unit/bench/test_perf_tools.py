@@ -57,6 +57,13 @@ def test_scram_account_properties_authenticate_like_mm2() -> None:
     assert "ssl.truststore.location=/etc/kafka/tls/ca.pem\n" in properties
 
 
+def test_the_scram_account_follows_the_labs_current_mechanism(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a rotation drill moved the lab's clients to SCRAM-SHA-256 (the SHA-512 credentials
+    retired), a SHA-512 login would hang the perf tools until their timeout."""
+    monkeypatch.setattr(perf_tools.lab, "scram_mechanism", lambda: "SCRAM-SHA-256")
+    assert "sasl.mechanism=SCRAM-SHA-256\n" in perf_tools.MM2_ACCOUNT.properties("s3cret")
+
+
 def test_plain_account_uses_the_plain_login_module() -> None:
     assert "PlainLoginModule required username=\"validator\"" in perf_tools.READER_ACCOUNT.properties("x")
 
