@@ -57,18 +57,10 @@ _value:
   elements: str
 """
 
-from typing import Any, Dict, List
-
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import connect_worker_errors as _errors
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
 
-
-def connect_worker_errors(settings: Dict[str, Any]) -> List[str]:
-    try:
-        return _errors(settings)
-    except ValueError as error:
-        raise AnsibleFilterError(str(error)) from error
+connect_worker_errors = as_filter(_errors)
 
 
 class FilterModule:

@@ -53,18 +53,10 @@ _value:
   elements: str
 """
 
-from typing import Any, Dict, List
-
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import kafka_broker_errors as _errors
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
 
-
-def kafka_broker_errors(settings: Dict[str, Any]) -> List[str]:
-    try:
-        return _errors(settings)
-    except (ValueError, KeyError, TypeError) as error:
-        raise AnsibleFilterError('kafka_broker_errors: %s' % error) from error
+kafka_broker_errors = as_filter(_errors)
 
 
 class FilterModule:
