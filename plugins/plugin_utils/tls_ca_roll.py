@@ -101,6 +101,17 @@ def host_issuer(phase: str, plan: Mapping[str, object], host_key_id: Optional[st
     return CURRENT
 
 
+def ca_key_ids(plan: Mapping[str, object], current_info: Mapping[str, Any], next_info: Mapping[str, Any],
+               created_info: Optional[Mapping[str, Any]] = None) -> Dict[str, Optional[str]]:
+    """The subject key identifiers of the CAs this run uses, from x509_certificate_info's results
+    read before the step (`current_info`, `next_info`) and of a CA the step created: after a
+    promotion the new CA is the current one and there is no next."""
+    if plan.get('promote'):
+        return {CURRENT: next_info.get('subject_key_identifier'), NEXT: None}
+    source = (created_info or {}) if plan.get('create_next') else next_info
+    return {CURRENT: current_info.get('subject_key_identifier'), NEXT: source.get('subject_key_identifier')}
+
+
 def next_common_name(current_common_name: Optional[str], base_common_name: str) -> str:
     """A distinct subject for the new CA ('<base> G<n+1>'): peers pick trust anchors by subject
     first, so two CAs of one name in a bundle would confuse some of them."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafka_dr.mm2.plugins.filter.tls_ca_roll import tls_ca_next_name, tls_ca_roll
+from ansible_collections.kafka_dr.mm2.plugins.filter.tls_ca_roll import tls_ca_key_ids, tls_ca_next_name, tls_ca_roll
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.tls_ca_roll import (
+    ca_key_ids,
     host_issuer,
     next_common_name,
     plan_roll,
@@ -106,3 +107,36 @@ def test_staged_certificates_are_named_by_their_host_directory() -> None:
     assert staged_key_ids(results) == {'task-1-1': NEW, 'src-kafka-1': None}
     plan = tls_ca_roll('retire', next_exists=True, next_key_id=NEW, staged_certs=results)
     assert not plan['promote'] and 'src-kafka-1' in plan['errors'][0]
+
+
+# x509_certificate_info's result on a missing file (failed_when: false) has no key identifier.
+MISSING = {'failed': True, 'msg': 'The file does not exist'}
+CURRENT_INFO = {'subject_key_identifier': OLD}
+NEXT_INFO = {'subject_key_identifier': NEW}
+
+
+def test_the_filter_reads_the_new_ca_from_its_certificate_info() -> None:
+    assert tls_ca_roll('add', next_info=MISSING)['create_next'] is True
+    assert tls_ca_roll('add', next_info=NEXT_INFO)['create_next'] is False
+    assert tls_ca_roll('switch', next_info=MISSING)['errors']
+    staged = [{'item': {'path': '/lab/tls/hosts/task-1-1/cert.pem'}, 'authority_key_identifier': OLD}]
+    refused = tls_ca_roll('retire', next_info=NEXT_INFO, staged_certs=staged)
+    assert not refused['promote'] and 'task-1-1' in refused['errors'][0]
+
+
+@pytest.mark.parametrize('phase, next_info, created, expected', [
+    ('none', MISSING, {'skipped': True}, {'current': OLD, 'next': None}),
+    ('add', MISSING, {'subject_key_identifier': NEW}, {'current': OLD, 'next': NEW}),
+    ('add', NEXT_INFO, {'skipped': True}, {'current': OLD, 'next': NEW}),
+    ('switch', NEXT_INFO, {'skipped': True}, {'current': OLD, 'next': NEW}),
+    ('retire', NEXT_INFO, {'skipped': True}, {'current': NEW, 'next': None}),
+])
+def test_each_step_names_the_key_ids_of_the_cas_it_uses(phase: str, next_info: dict, created: dict, expected: dict) -> None:
+    plan = tls_ca_roll(phase, next_info=next_info)
+    assert tls_ca_key_ids(plan, CURRENT_INFO, next_info, created) == expected
+    assert ca_key_ids(plan, CURRENT_INFO, next_info, created) == expected
+
+
+def test_the_key_ids_filter_wants_a_plan() -> None:
+    with pytest.raises(AnsibleFilterError):
+        tls_ca_key_ids('add', CURRENT_INFO, NEXT_INFO)  # type: ignore[arg-type]
