@@ -15,10 +15,7 @@ LIMIT = 200
 # down: move the logic into a filter or an action plugin instead of raising one.
 KNOWN_LONG = {
     'roles/connect_worker/vars/main.yml': 2,
-    'roles/kafka_broker/tasks/health.yml': 2,
     'roles/kafka_install/vars/main.yml': 1,
-    'roles/kafka_tls/tasks/ca_roll.yml': 2,
-    'roles/kafka_tls/tasks/deploy.yml': 1,
     'roles/mirrormaker/tasks/verify.yml': 1,
     'roles/mirrormaker/vars/main.yml': 3,
 }
