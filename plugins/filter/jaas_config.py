@@ -66,7 +66,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_login_line
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import jaas_escape as escape_jaas_value, jaas_login_line
 
 
 def jaas_config(mechanism: str, username: str = '', password: str = '', principal: str = '', keytab: str = '') -> str:
@@ -77,6 +77,14 @@ def jaas_config(mechanism: str, username: str = '', password: str = '', principa
         raise AnsibleFilterError('jaas_config: %s' % error) from None
 
 
+def jaas_escape(value: str) -> str:
+    """The text to put between the double quotes of a JAAS option (a login file or a sasl.jaas.config line)."""
+    try:
+        return escape_jaas_value(value)
+    except ValueError as error:
+        raise AnsibleFilterError('jaas_escape: %s' % error) from None
+
+
 class FilterModule:
     def filters(self) -> dict:
-        return {'jaas_config': jaas_config}
+        return {'jaas_config': jaas_config, 'jaas_escape': jaas_escape}

@@ -71,11 +71,6 @@ def jinja_text(value: Any) -> str:
     return '' if value is None else str(value)
 
 
-def _quotes_or_backslashes(values: Iterable[Any]) -> bool:
-    """Whether a value holds a character that would break a quoted JAAS value."""
-    return any('"' in jinja_text(value) or '\\' in jinja_text(value) for value in values)
-
-
 def require_settings(settings: Mapping[str, Any], names: Iterable[str], what: str) -> None:
     """Refuse (ValueError) anything but a mapping that holds each of the names; what names the caller."""
     if not isinstance(settings, Mapping):
@@ -140,12 +135,6 @@ def connect_worker_errors(settings: Mapping[str, Any]) -> List[str]:
                % (jinja_text(protocol), jinja_text(mechanism)))
     if gssapi and not jinja_text(get('connect_worker_kafka_kerberos_principal')):
         broken('connect_worker_kafka_sasl_mechanism GSSAPI needs connect_worker_kafka_kerberos_principal.')
-    if _quotes_or_backslashes(get(name) for name in ('connect_worker_kafka_sasl_username', 'connect_worker_kafka_sasl_password',
-                                                     'connect_worker_kafka_kerberos_principal',
-                                                     'connect_worker_kafka_kerberos_keytab')):
-        broken('connect_worker_kafka_sasl_username, connect_worker_kafka_sasl_password, '
-               'connect_worker_kafka_kerberos_principal and connect_worker_kafka_kerberos_keytab cannot hold double '
-               'quotes or backslashes (they are quoted in the JAAS line).')
 
     rest_https = get('connect_worker_rest_scheme') == 'https'
     if rest_https and get('connect_worker_rest_ssl_keystore_type') == 'PEM':
@@ -209,9 +198,6 @@ def kafka_broker_errors(settings: Mapping[str, Any]) -> List[str]:
     bad_names = [jinja_text(user['username']) for user in users if not _PLAIN_USER.match(jinja_text(user['username']))]
     if bad_names:
         broken("kafka_broker_plain_users names use letters, digits, '.', '_' and '-' (got %s)." % ', '.join(bad_names))
-    if _quotes_or_backslashes(user['password'] for user in users):
-        broken("kafka_broker_plain_users passwords cannot hold a double quote or a backslash (they are quoted in the "
-               "broker's JAAS file).")
     if jinja_bool(get('kafka_broker_authorizer_enabled')) and not ssl:
         broken('kafka_broker_authorizer_enabled needs kafka_broker_ssl_enabled: brokers and controllers prove who they '
                'are with their certificates there, and the role runs its admin commands through it.')

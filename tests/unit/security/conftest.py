@@ -25,6 +25,8 @@ STORE_PASSWORD = 'store-secret-1'
 SCRAM_PASSWORD = 'scram-secret-2'
 PLAIN_PASSWORD = 'plain-secret-3'
 REST_PASSWORD = 'rest-secret-4'
+# Quotes, backslashes (one before a letter) and a line break: escaped in the broker's JAAS file.
+HARD_PLAIN_PASSWORD = 'say "hi" \\n\\x\n;} \u00e9\\'
 
 CASES: Dict[str, Dict[str, Any]] = {
     'broker_default': {'role': 'kafka_broker', 'vars': {}},
@@ -33,7 +35,8 @@ CASES: Dict[str, Dict[str, Any]] = {
         'kafka_broker_sasl_ssl_enabled': True,
         'kafka_broker_ssl_enabled': True,
         'kafka_broker_authorizer_enabled': True,
-        'kafka_broker_plain_users': [{'username': 'probe', 'password': PLAIN_PASSWORD}],
+        'kafka_broker_plain_users': [{'username': 'probe', 'password': PLAIN_PASSWORD},
+                                     {'username': 'hard', 'password': HARD_PLAIN_PASSWORD}],
     }},
     'broker_pkcs12': {'role': 'kafka_broker', 'vars': {
         'kafka_broker_ssl_enabled': True,

@@ -77,6 +77,7 @@ def test_secure_broker_jaas_file_and_unit(rendered: Any) -> None:
     assert 'org.apache.kafka.common.security.scram.ScramLoginModule required;' in jaas
     assert 'org.apache.kafka.common.security.plain.PlainLoginModule required' in jaas
     assert 'user_probe="%s"' % PLAIN_PASSWORD in jaas
+    assert 'user_hard="say \\"hi\\" \\\\n\\\\x\\n;} \u00e9\\\\"' in jaas
     assert ' -Djava.security.auth.login.config=/etc/kafka/broker/secrets/jaas.conf ' in \
         rendered.exec_start('broker_secure', 'kafka-broker.service')
 

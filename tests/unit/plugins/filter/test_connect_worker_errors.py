@@ -108,9 +108,18 @@ def test_the_defaults_are_valid_and_every_rule_can_break() -> None:
 
 
 def test_messages_name_the_variables_and_never_a_password() -> None:
-    errors = connect_worker_errors(dict(BASE, connect_worker_kafka_sasl_password='se"cret'))
+    settings = dict(BASE, connect_worker_kafka_security_protocol='SASL_SSL', connect_worker_kafka_sasl_username='',
+                    connect_worker_kafka_sasl_password='se"cret')
+    errors = connect_worker_errors(settings)
     assert len(errors) == 1 and 'connect_worker_kafka_sasl_password' in errors[0] and 'se"cret' not in errors[0]
     assert errors[0].endswith('Nothing was changed.')
+
+
+def test_quotes_and_backslashes_are_accepted() -> None:
+    """The worker's login line escapes them (kafka_clients.jaas_login_line)."""
+    settings = dict(BASE, connect_worker_kafka_security_protocol='SASL_SSL', connect_worker_kafka_sasl_username='u\\"1',
+                    connect_worker_kafka_sasl_password='a"b\\c', connect_worker_kafka_kerberos_keytab='C:\\keytab')
+    assert connect_worker_errors(settings) == []
 
 
 def test_a_missing_variable_is_an_error_of_the_task() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafka_dr.mm2.plugins.filter.jaas_config import jaas_config
+from ansible_collections.kafka_dr.mm2.plugins.filter.jaas_config import jaas_config, jaas_escape
 
 
 @pytest.mark.parametrize('mechanism', ['SCRAM-SHA-512', 'SCRAM-SHA-256'])
@@ -56,3 +56,10 @@ def test_missing_values_are_named(mechanism: str, arguments: dict, missing: str)
 def test_unknown_mechanism_is_refused() -> None:
     with pytest.raises(AnsibleFilterError, match="OAUTHBEARER"):
         jaas_config('OAUTHBEARER', username='u', password='p')
+
+
+def test_jaas_escape_quotes_backslashes_and_line_breaks_only() -> None:
+    assert jaas_escape('a"b\\c\nd\re\tf \u00e9') == 'a\\"b\\\\c\\nd\\re\tf \u00e9'
+    assert jaas_escape('plain-secret-3') == 'plain-secret-3'
+    with pytest.raises(AnsibleFilterError, match='jaas_escape: a JAAS value must be a string'):
+        jaas_escape(3)  # type: ignore[arg-type]

@@ -113,7 +113,14 @@ def test_plain_accounts_name_the_bad_names_and_never_a_password() -> None:
     errors = kafka_broker_errors(checked(settings, listeners))
     assert errors[0] == ("kafka_broker: kafka_broker_plain_users names use letters, digits, '.', '_' and '-' "
                          "(got bad user, b@d). Nothing was changed.")
-    assert len(errors) == 2 and not any('a"b' in error or 'c\\d' in error for error in errors)
+    assert len(errors) == 1 and not any('a"b' in error or 'c\\d' in error for error in errors)
+
+
+def test_a_password_with_quotes_or_backslashes_is_accepted() -> None:
+    """The JAAS file escapes them (filter jaas_escape in templates/jaas.conf.j2)."""
+    settings = dict(BASE, kafka_broker_plain_users=[{'username': 'u', 'password': 'a"b\\c\nd'}])
+    _errors, listeners = jinja_errors(settings)
+    assert kafka_broker_errors(checked(settings, listeners)) == []
 
 
 def test_a_missing_variable_is_an_error_of_the_task() -> None:
