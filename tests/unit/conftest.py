@@ -5,14 +5,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
 # Fixtures that make a test leave the process: a Spark JVM, or ansible-playbook rendering
 # the roles. Tests using them get the marker, so `-m 'not playbook and not spark'` keeps
 # the in-process loop fast whichever file a new test lands in.
-MARKER_OF_FIXTURE = {'spark': 'spark', 'ansi': 'spark', 'rendered': 'playbook', 'needs_ansible': 'playbook'}
+MARKER_OF_FIXTURE = {'spark': 'spark', 'ansi': 'spark', 'jvm': 'spark', 'rendered': 'playbook', 'needs_ansible': 'playbook'}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -40,3 +42,21 @@ def collections_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     namespace_dir.mkdir(parents=True)
     (namespace_dir / 'mm2').symlink_to(COLLECTION_ROOT, target_is_directory=True)
     return base
+
+
+@pytest.fixture(scope='session')
+def jvm() -> Iterator[Any]:
+    """A JVM with the Kafka client jars (py4j gateway), for tests that check what Java itself reads."""
+    from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (  # pylint: disable=import-outside-toplevel
+        PY4J_IMPORT_ERROR,
+        KafkaJvm,
+    )
+    if PY4J_IMPORT_ERROR or not shutil.which('java'):
+        pytest.skip('needs py4j and a java on PATH')
+    from tests.integration.lab_admin import client_libs  # pylint: disable=import-outside-toplevel
+    try:
+        home = client_libs()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    with KafkaJvm(str(home)) as kafka_jvm:
+        yield kafka_jvm.jvm

@@ -7,28 +7,13 @@ account keeps its password exactly, quotes, backslashes and line breaks included
 
 from __future__ import annotations
 
-import shutil
-from typing import Any, Dict, Iterator
+from typing import Any, Dict
 
 import pytest
 
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import PY4J_IMPORT_ERROR, KafkaJvm
 from tests.unit.security.conftest import HARD_PLAIN_PASSWORD, PLAIN_PASSWORD
 
-pytestmark = pytest.mark.spark  # starts a JVM
-
-
-@pytest.fixture(scope='module')
-def jvm() -> Iterator[Any]:
-    if PY4J_IMPORT_ERROR or not shutil.which('java'):
-        pytest.skip('needs py4j and a java on PATH')
-    from tests.integration.lab_admin import client_libs  # pylint: disable=import-outside-toplevel
-    try:
-        home = client_libs()
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-    with KafkaJvm(str(home)) as kafka_jvm:
-        yield kafka_jvm.jvm
+pytestmark = pytest.mark.spark  # starts a JVM (fixture jvm of tests/unit/conftest.py)
 
 
 def login_entries(jvm: Any, path: str, section: str) -> Dict[str, Dict[str, str]]:

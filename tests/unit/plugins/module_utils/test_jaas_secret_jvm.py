@@ -10,19 +10,18 @@ path (resolve_file_placeholders, then the same parser) reads the same password."
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any, Dict, Iterator
+from typing import Any, Dict
 
 import pytest
 
 from ansible_collections.kafka_dr.mm2.plugins.filter.mm2_jaas_secret_keys import mm2_jaas_secret_keys
 from ansible_collections.kafka_dr.mm2.plugins.filter.properties_files import properties_files
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import PY4J_IMPORT_ERROR, KafkaJvm, resolve_file_placeholders
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import resolve_file_placeholders
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import cluster_connection
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors
 
-pytestmark = pytest.mark.spark  # starts a JVM
+pytestmark = pytest.mark.spark  # starts a JVM (fixture jvm of tests/unit/conftest.py)
 
 PASSWORDS = {
     'backslash': 'p@ss=w:rd\\x#\u00e9!',
@@ -30,19 +29,6 @@ PASSWORDS = {
     'line breaks and more': ' lead\ttab\nnew\rline ;} \u6f22 \U0001d11e \\n trail ',
     'ordinary': 'Ordinary-pass=w0rd: #1',
 }
-
-
-@pytest.fixture(scope='module')
-def jvm() -> Iterator[Any]:
-    if PY4J_IMPORT_ERROR or not shutil.which('java'):
-        pytest.skip('needs py4j and a java on PATH')
-    from tests.integration.lab_admin import client_libs  # pylint: disable=import-outside-toplevel
-    try:
-        home = client_libs()
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-    with KafkaJvm(str(home)) as kafka_jvm:
-        yield kafka_jvm.jvm
 
 
 def write_secret_file(secrets_dir: Path, password: str) -> str:

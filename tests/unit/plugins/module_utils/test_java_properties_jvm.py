@@ -8,30 +8,15 @@ their config files) read what we wrote as we meant it, and as our reader reads i
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any, Dict, Iterator
+from typing import Any, Dict
 
 import pytest
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import read_file, to_text
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import PY4J_IMPORT_ERROR, KafkaJvm
 from test_java_properties import TRICKY_VALUES, random_texts
 
-pytestmark = pytest.mark.spark  # starts a JVM
-
-
-@pytest.fixture(scope='module')
-def jvm() -> Iterator[Any]:
-    if PY4J_IMPORT_ERROR or not shutil.which('java'):
-        pytest.skip('needs py4j and a java on PATH')
-    from tests.integration.lab_admin import client_libs  # pylint: disable=import-outside-toplevel
-    try:
-        home = client_libs()
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-    with KafkaJvm(str(home)) as kafka_jvm:
-        yield kafka_jvm.jvm
+pytestmark = pytest.mark.spark  # starts a JVM (fixture jvm of tests/unit/conftest.py)
 
 
 def file_config_provider(jvm: Any, path: Path) -> Dict[str, str]:
