@@ -28,13 +28,8 @@ options:
     description: Add the SHA-256 of each regular file.
     type: bool
     default: false
-attributes:
-  check_mode:
-    description: Reads only, in check mode as in a normal run.
-    support: full
-  diff_mode:
-    description: Nothing to show.
-    support: none
+extends_documentation_fragment:
+  - kafka_dr.mm2.attributes.read_only
 '''
 
 EXAMPLES = r'''

@@ -30,13 +30,8 @@ options:
     type: list
     elements: str
     default: []
-attributes:
-  check_mode:
-    description: Reads only, in check mode as in a normal run.
-    support: full
-  diff_mode:
-    description: Nothing to show.
-    support: none
+extends_documentation_fragment:
+  - kafka_dr.mm2.attributes.read_only
 '''
 
 EXAMPLES = r'''
