@@ -24,6 +24,13 @@ description:
     info) are masked in the returned config, in the diff and in messages. A value made only of config provider
     references such as V(${file:/etc/kafka/secrets.properties:sasl.jaas.config}) is shown, since the worker resolves
     it and the secret never travels through the REST API.
+  - The worker's version is read once (C(GET /)) when a decision depends on it, and the module adapts to workers from
+    Kafka 2.4 on (see RV(degraded)). A worker without the STOPPED state (before 3.5) gets the connector paused
+    instead; one that ignores C(includeTasks) and C(onlyFailed) on restart (before 3.0) gets the connector and each
+    task restarted one by one. A version that is not an Apache Kafka one is treated as the newest, with a warning.
+  - The module refuses, before anything is written and naming the worker's version, a config with
+    C(exactly.once.support=required) on a worker before 3.3 (it would ignore the setting and deliver at least once),
+    and a MirrorMaker 2 connector class on a worker before 2.4 or on one whose C(GET /connector-plugins) lacks it.
 author:
   - kafka_dr.mm2 maintainers (!UNKNOWN)
 options:
@@ -47,7 +54,8 @@ options:
       - V(absent) deletes the connector.
       - V(running) also resumes a paused or stopped connector.
       - V(paused) pauses the connector and its tasks.
-      - V(stopped) stops the connector and shuts its tasks down (Kafka 3.5 or later).
+      - V(stopped) stops the connector and shuts its tasks down. Before Kafka 3.5, which has no STOPPED state, the
+        connector is paused instead (its tasks stay assigned, idle), with a warning and an entry in RV(degraded).
       - V(restarted) restarts the connector and its tasks on every run (only the failed ones with O(restart_failed)).
     type: str
     choices: [present, absent, running, paused, stopped, restarted]
@@ -55,7 +63,8 @@ options:
   restart_failed:
     description:
       - When the connector or any of its tasks is C(FAILED), restart only the failed ones
-        (C(POST /connectors/NAME/restart?includeTasks=true&onlyFailed=true)).
+        (C(POST /connectors/NAME/restart?includeTasks=true&onlyFailed=true); before Kafka 3.0 the failed connector
+        and each failed task are restarted one by one, see RV(degraded)).
       - Applies to O(state=present), O(state=running) and O(state=restarted).
     type: bool
     default: false
@@ -194,6 +203,29 @@ config_changes:
       type: list
       elements: str
   sample: {"changed": ["tasks.max"], "added": [], "removed": ["topics.blacklist"]}
+degraded:
+  description:
+    - Features the worker lacks for this run, each with what was done (or would be done in check mode) instead.
+      Empty when the worker has everything the run needed.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    feature:
+      description: V(stop) (before Kafka 3.5) or V(restart_include_tasks) (before Kafka 3.0).
+      type: str
+    worker_version:
+      description: Version the worker reports.
+      type: str
+    instead:
+      description: What the module does instead.
+      type: str
+  sample:
+    - feature: stop
+      worker_version: 3.4.1
+      instead: >-
+        paused instead (PUT /connectors/NAME/pause): a paused connector keeps its tasks assigned to the workers,
+        idle, rather than shutting them down; it resumes the same way
 validation_errors:
   description: Field names with the errors the worker reported, when validation failed.
   returned: failure
@@ -220,7 +252,6 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import
     check_removed_key_conflicts,
     diff_configs,
     has_differences,
-    kafka_version,
     load_config_document,
     map_removed_keys,
     mask_config,
@@ -228,12 +259,20 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import
     normalise_stored,
     secret_values,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import (
+    RESTART_INCLUDE_TASKS,
+    STOP,
+    WorkerVersion,
+    check_exactly_once,
+    check_mirror_plugin,
+    degradation,
+    degradation_warning,
+)
 
 # The connector state each module state leads to (present keeps whatever runs).
 TARGET_STATES = {'running': 'RUNNING', 'paused': 'PAUSED', 'stopped': 'STOPPED', 'restarted': 'RUNNING'}
 # Pause, resume and stop take effect asynchronously; these states are waited for.
 WAITED_STATES = ('running', 'paused', 'stopped', 'restarted')
-STOP_MIN_VERSION = (3, 5)
 TRACE_LINES = 3
 TRACE_LINE_CHARS = 300
 
@@ -311,18 +350,33 @@ class ConnectorManager:
         self.params = module.params
         self.name: str = module.params['name']
         self.state: str = module.params['state']
+        # The state driven to: `state`, except where the worker lacks it (stopped -> paused before 3.5).
+        self.run_state: str = self.state
         self.check_mode: bool = module.check_mode
         self.actions: List[str] = []
-        self._version: Optional[Tuple[int, int]] = None
-        self._version_read = False
+        self.degraded: List[Dict[str, str]] = []
+        self._worker: Optional[WorkerVersion] = None
 
     # ---- inputs ----------------------------------------------------------
 
+    def worker(self) -> WorkerVersion:
+        """GET / once per run, and only when a decision depends on the version."""
+        if self._worker is None:
+            self._worker = WorkerVersion.of(self.client.worker_info())
+            warning = self._worker.unknown_warning()
+            if warning:
+                self.module.warn(warning)
+        return self._worker
+
     def worker_version(self) -> Optional[Tuple[int, int]]:
-        if not self._version_read:
-            self._version = kafka_version(self.client.worker_info().get('version'))
-            self._version_read = True
-        return self._version
+        return self.worker().kafka
+
+    def degrade(self, feature: str) -> None:
+        """Record (once) that the worker lacks `feature` and what is done instead."""
+        entry = degradation(feature, self.worker())
+        if entry not in self.degraded:
+            self.degraded.append(entry)
+            self.module.warn('connector %s: %s' % (self.name, degradation_warning(entry)))
 
     def desired_config(self) -> Optional[Dict[str, str]]:
         """The config to converge to, checked and normalised before anything is sent."""
@@ -341,6 +395,7 @@ class ConnectorManager:
         mapped, warnings = map_removed_keys(normalised, self.worker_version())
         for warning in warnings:
             self.module.warn(warning)
+        check_exactly_once(mapped, self.worker())
         return mapped
 
     def hide_secrets(self, config: Optional[Dict[str, str]]) -> None:
@@ -348,12 +403,11 @@ class ConnectorManager:
         values = secret_values(config)
         hide_values(self.module, values | {json.dumps(value)[1:-1] for value in values})
 
-    def check_state_supported(self) -> None:
-        if self.state != 'stopped':
-            return
-        version = self.worker_version()
-        if version is not None and version < STOP_MIN_VERSION:
-            raise ConfigError('state=stopped needs Kafka Connect 3.5 or later; the worker runs %d.%d' % version)
+    def choose_run_state(self) -> None:
+        """A worker without the STOPPED state (before 3.5) gets the connector paused instead."""
+        if self.state == 'stopped' and not self.worker().supports(STOP):
+            self.run_state = 'paused'
+            self.degrade(STOP)
 
     # ---- config ----------------------------------------------------------
 
@@ -377,12 +431,16 @@ class ConnectorManager:
         changes = diff_configs(normalise_stored(stored or {}), desired)
         if stored is not None and not has_differences(changes):
             return stored, changes
+        check_mirror_plugin(desired['connector.class'], self.worker(), self.plugin_classes)
         if self.params['validate']:
             self.validate(desired)
         if not self.check_mode:
             self.client.put_config(self.name, desired)
         self.actions.append('created' if stored is None else 'updated')
         return desired, changes
+
+    def plugin_classes(self) -> List[str]:
+        return [str(plugin.get('class')) for plugin in self.client.connector_plugins()]
 
     # ---- run state -------------------------------------------------------
 
@@ -399,42 +457,63 @@ class ConnectorManager:
 
     def planned_transition(self, current_state: Optional[str], just_created: bool) -> Optional[str]:
         """The REST action that moves the connector toward the requested state, if any."""
-        if self.state == 'running' and current_state in ('PAUSED', 'STOPPED'):
+        if self.run_state == 'running' and current_state in ('PAUSED', 'STOPPED'):
             return 'resume'
-        if self.state == 'paused' and current_state != 'PAUSED':
+        if self.run_state == 'paused' and current_state != 'PAUSED':
             return 'pause'
-        if self.state == 'stopped' and current_state != 'STOPPED':
+        if self.run_state == 'stopped' and current_state != 'STOPPED':
             return 'stop'
-        if self.state == 'restarted' and not just_created and not self.params['restart_failed']:
+        if self.run_state == 'restarted' and not just_created and not self.params['restart_failed']:
             return 'restart'
         return None
 
     def wants_failed_restart(self, status: Optional[Dict[str, Any]]) -> bool:
         return self.params['restart_failed'] and self.state in ('present', 'running', 'restarted') and bool(failed_units(status))
 
-    def apply_transition(self, action: str) -> None:
+    def apply_transition(self, action: str, status: Optional[Dict[str, Any]]) -> None:
         self.actions.append({'resume': 'resumed', 'pause': 'paused', 'stop': 'stopped', 'restart': 'restarted'}[action])
-        if self.check_mode:
-            return
         if action == 'restart':
-            self.client.restart(self.name, include_tasks=True, only_failed=False)
-        else:
+            self.restart_with_tasks(status, only_failed=False)
+        elif not self.check_mode:
             getattr(self.client, action)(self.name)
 
-    def restart_failed_units(self) -> None:
+    def restart_failed_units(self, status: Optional[Dict[str, Any]]) -> None:
         self.actions.append('restarted failed')
-        if not self.check_mode:
-            self.client.restart(self.name, include_tasks=True, only_failed=True)
+        self.restart_with_tasks(status, only_failed=True)
+
+    def restart_with_tasks(self, status: Optional[Dict[str, Any]], only_failed: bool) -> None:
+        """One request from 3.0 on; before, the worker ignores includeTasks and onlyFailed, so each unit is
+        restarted on its own (the degradation is reported in check mode too)."""
+        if not self.worker().supports(RESTART_INCLUDE_TASKS):
+            self.degrade(RESTART_INCLUDE_TASKS)
+            if not self.check_mode:
+                self.restart_one_by_one(status or {}, only_failed)
+        elif not self.check_mode:
+            self.client.restart(self.name, include_tasks=True, only_failed=only_failed)
+
+    def restart_one_by_one(self, status: Dict[str, Any], only_failed: bool) -> None:
+        """The connector, then each task (or only the failed ones), with the task ids of `status`."""
+        if not only_failed or connector_state(status) == 'FAILED':
+            self.client.restart(self.name)
+        for task in status.get('tasks') or []:
+            if only_failed and task.get('state') != 'FAILED':
+                continue
+            try:
+                self.client.restart_task(self.name, int(task['id']))
+            except ConnectApiError as exc:
+                # The connector's restart may have reconfigured its tasks: a task gone is not restarted.
+                if exc.status != 404:
+                    raise
 
     def ensure_run_state(self, just_created: bool) -> Optional[Dict[str, Any]]:
         """Apply pause/resume/stop/restart as needed, then wait; returns the last status read."""
         status = self.read_status(just_created)
         transition = self.planned_transition(connector_state(status), just_created)
         if transition:
-            self.apply_transition(transition)
+            self.apply_transition(transition, status)
         restarting = self.wants_failed_restart(status)
         if restarting:
-            self.restart_failed_units()
+            self.restart_failed_units(status)
         if self.state not in WAITED_STATES or not self.params['wait'] or status is None:
             return status
         if self.check_mode:
@@ -444,18 +523,19 @@ class ConnectorManager:
             return status
         # Units failed before a restart may still read FAILED until the restart reaches them.
         pending_restart = {label for label, _unit in failed_units(status)} if restarting or transition == 'restart' else set()
-        return self.wait_for(TARGET_STATES[self.state], pending_restart)
+        return self.wait_for(TARGET_STATES[self.run_state], pending_restart)
 
     def fail_on_failures(self, status: Dict[str, Any], pending_restart: Set[str]) -> None:
         """FAILED units fail the module, except tasks of a paused connector and units still being restarted."""
         failures = [(label, unit) for label, unit in failed_units(status) if label not in pending_restart]
-        if self.state == 'paused':
+        if self.run_state == 'paused':
             for label, unit in failures:
                 if label != 'connector':
                     self.module.warn('connector %s: %s stays FAILED while paused: %s' % (self.name, label, trace_summary(unit.get('trace'))))
             failures = [(label, unit) for label, unit in failures if label == 'connector']
         if failures:
-            self.module.fail_json(msg='connector %s: %s' % (self.name, describe_failures(failures)), status=status, actions=self.actions)
+            self.module.fail_json(msg='connector %s: %s' % (self.name, describe_failures(failures)), status=status, actions=self.actions,
+                                  degraded=self.degraded)
 
     def wait_for(self, target: str, pending_restart: Set[str]) -> Dict[str, Any]:
         """Poll /status until `target` is reached; units just restarted may still show FAILED for a while."""
@@ -472,7 +552,7 @@ class ConnectorManager:
                 self.module.fail_json(
                     msg='connector %s: timed out after %ss waiting for %s; last status: %s'
                     % (self.name, self.params['wait_timeout'], target, describe_status(status)),
-                    status=status, actions=self.actions,
+                    status=status, actions=self.actions, degraded=self.degraded,
                 )
             time.sleep(self.params['poll_interval'])
 
@@ -501,13 +581,13 @@ class ConnectorManager:
         return result
 
     def predicted_state(self, status_before: Optional[Dict[str, Any]], status_after: Optional[Dict[str, Any]]) -> Optional[str]:
-        if self.state in TARGET_STATES:
-            return TARGET_STATES[self.state]
+        if self.run_state in TARGET_STATES:
+            return TARGET_STATES[self.run_state]
         return connector_state(status_after) or connector_state(status_before) or 'RUNNING'
 
     def run(self) -> Dict[str, Any]:
         desired = self.desired_config() if self.state != 'absent' else None
-        self.check_state_supported()
+        self.choose_run_state()
         stored = self.client.get_config(self.name)
         self.hide_secrets(stored)
         if self.state == 'absent':
@@ -526,6 +606,7 @@ class ConnectorManager:
             'config': mask_config(config),
             'status': status,
             'actions': self.actions,
+            'degraded': self.degraded,
         }
         if self.module._diff:
             result['diff'] = {'before': before, 'after': after}
@@ -549,9 +630,9 @@ def main() -> None:
     try:
         result = manager.run()
     except ConfigError as exc:
-        module.fail_json(msg='connector %s: %s' % (module.params['name'], exc), actions=manager.actions)
+        module.fail_json(msg='connector %s: %s' % (module.params['name'], exc), actions=manager.actions, degraded=manager.degraded)
     except ConnectApiError as exc:
-        fail_api(module, exc, 'connector %s' % module.params['name'], actions=manager.actions)
+        fail_api(module, exc, 'connector %s' % module.params['name'], actions=manager.actions, degraded=manager.degraded)
     module.exit_json(**result)
 
 

@@ -9,6 +9,7 @@ import json
 from typing import Any, Dict
 
 import pytest
+from versioned_connect import UNPARSEABLE, VERSIONS, at_least, request_paths
 
 SOURCE_CLASS = 'org.apache.kafka.connect.mirror.MirrorSourceConnector'
 BYTES = 'org.apache.kafka.connect.converters.ByteArrayConverter'
@@ -225,15 +226,6 @@ def test_wait_timeout_fails_with_last_status(fake, connector):
     assert 'timed out' in result['msg'] and 'connector=RUNNING' in result['msg']
 
 
-def test_stopped_needs_kafka_35(fake, connector):
-    fake.version = '3.4.1'
-    fake.add_connector('mm2-msc', base_config())
-    result = connector(name='mm2-msc', state='stopped')
-    assert result['failed'] is True
-    assert '3.5' in result['msg']
-    assert fake.writes() == []
-
-
 def test_restart_failed_only_then_unchanged(fake, connector):
     fake.add_connector('mm2-msc', base_config())
     fake.fail_task('mm2-msc', 1, TRACE)
@@ -397,3 +389,150 @@ def test_seed_created_by_curl_is_not_rewritten(fake, connector, seed_msc_documen
     result = succeeded(connector(name='mm2-msc', config=seed_msc_document))
     assert result['changed'] is False
     assert fake.writes() == []
+
+
+# ---- workers of every version: degrade or refuse ------------------------------------------
+
+@pytest.fixture
+def old_connector(versioned, run_module):
+    """Run kafka_dr.mm2.connector against the fake that answers like the version it reports."""
+    def run(check_mode: bool = False, diff: bool = False, **args: Any) -> Dict[str, Any]:
+        args.setdefault('url', versioned.url)
+        args.setdefault('poll_interval', 0.05)
+        args.setdefault('wait_timeout', 10)
+        args.setdefault('retry_backoff', 0.05)
+        return run_module('connector', check_mode=check_mode, diff=diff, **args)
+    return run
+
+
+def degraded_features(result: Dict[str, Any]) -> list:
+    return [entry['feature'] for entry in result['degraded']]
+
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_stopped_pauses_before_35_and_says_so(versioned, old_connector, version):
+    versioned.version = version
+    versioned.add_connector('mm2-msc', base_config())
+    checked = succeeded(old_connector(check_mode=True, diff=True, name='mm2-msc', state='stopped'))
+    assert versioned.writes() == []
+    result = succeeded(old_connector(diff=True, name='mm2-msc', state='stopped'))
+    assert checked['degraded'] == result['degraded']
+    if at_least(version, (3, 5)):
+        assert result['actions'] == checked['actions'] == ['stopped']
+        assert result['degraded'] == []
+        assert result['status']['connector']['state'] == checked['diff']['after']['state'] == 'STOPPED'
+        assert request_paths(versioned, 'PUT') == ['/connectors/mm2-msc/stop']
+    else:
+        assert result['actions'] == checked['actions'] == ['paused']
+        assert result['degraded'] == [{'feature': 'stop', 'worker_version': version, 'instead': result['degraded'][0]['instead']}]
+        assert 'tasks assigned' in result['degraded'][0]['instead']
+        assert 'paused instead' in warning_texts(result) and version in warning_texts(result)
+        assert result['status']['connector']['state'] == checked['diff']['after']['state'] == 'PAUSED'
+        assert {task['state'] for task in result['status']['tasks']} == {'PAUSED'}
+        assert request_paths(versioned, 'PUT') == ['/connectors/mm2-msc/pause']
+    assert ('not an Apache Kafka version' in warning_texts(result)) is (version == UNPARSEABLE)
+    assert request_paths(versioned).count('/') == 2  # GET / once per run
+
+
+def test_stopped_rerun_on_old_worker_changes_nothing(versioned, old_connector):
+    versioned.version = '2.4.1'
+    versioned.add_connector('mm2-msc', base_config(), state='PAUSED')
+    result = succeeded(old_connector(name='mm2-msc', state='stopped'))
+    assert result['changed'] is False and result['actions'] == []
+    assert degraded_features(result) == ['stop']
+    assert versioned.writes() == []
+
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_restart_failed_one_by_one_before_30(versioned, old_connector, version):
+    versioned.version = version
+    versioned.add_connector('mm2-msc', base_config(**{'tasks.max': '3'}))
+    versioned.fail_task('mm2-msc', 1, TRACE)
+    result = succeeded(old_connector(name='mm2-msc', state='running', restart_failed=True))
+    assert result['actions'] == ['restarted failed']
+    assert [task['state'] for task in result['status']['tasks']] == ['RUNNING'] * 3
+    restarts = [request for request in versioned.writes() if request.path.endswith('/restart')]
+    if at_least(version, (3, 0)):
+        assert result['degraded'] == []
+        assert [(r.path, r.query) for r in restarts] == [('/connectors/mm2-msc/restart', {'includeTasks': ['true'], 'onlyFailed': ['true']})]
+    else:
+        assert degraded_features(result) == ['restart_include_tasks']
+        assert [r.path for r in restarts] == ['/connectors/mm2-msc/tasks/1/restart']
+        assert 'restart_include_tasks' not in warning_texts(result) and 'tasks/ID/restart' in warning_texts(result)
+
+
+@pytest.mark.parametrize('version', ['2.4.1', '2.8.2', '3.0.2'])
+def test_state_restarted_restarts_each_unit_before_30(versioned, old_connector, version):
+    versioned.version = version
+    versioned.add_connector('mm2-msc', base_config())
+    checked = succeeded(old_connector(check_mode=True, name='mm2-msc', state='restarted'))
+    assert versioned.writes() == []
+    result = succeeded(old_connector(name='mm2-msc', state='restarted'))
+    assert checked['degraded'] == result['degraded'] and checked['actions'] == result['actions'] == ['restarted']
+    paths = [request.path for request in versioned.writes()]
+    if version == '3.0.2':
+        assert paths == ['/connectors/mm2-msc/restart'] and result['degraded'] == []
+    else:
+        assert paths == ['/connectors/mm2-msc/restart', '/connectors/mm2-msc/tasks/0/restart', '/connectors/mm2-msc/tasks/1/restart']
+        assert degraded_features(result) == ['restart_include_tasks']
+
+
+def test_failed_connector_restarted_before_its_failed_tasks_on_old_worker(versioned, old_connector):
+    versioned.version = '2.8.2'
+    versioned.add_connector('mm2-msc', base_config())
+    versioned.fail_connector('mm2-msc', TRACE)
+    versioned.fail_task('mm2-msc', 0, TRACE)
+    result = succeeded(old_connector(name='mm2-msc', state='running', restart_failed=True))
+    assert [request.path for request in versioned.writes()] == ['/connectors/mm2-msc/restart', '/connectors/mm2-msc/tasks/0/restart']
+    assert result['status']['connector']['state'] == 'RUNNING'
+
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_exactly_once_required_refused_before_33(versioned, old_connector, version):
+    versioned.version = version
+    config = base_config(**{'exactly.once.support': 'required'})
+    checked = old_connector(check_mode=True, name='mm2-msc', config=config)
+    result = old_connector(name='mm2-msc', config=config)
+    if at_least(version, (3, 3)):
+        assert succeeded(result)['actions'] == ['created'] and not checked.get('failed')
+        assert versioned.connectors['mm2-msc'].config['exactly.once.support'] == 'required'
+        return
+    for refused in (checked, result):
+        assert refused['failed'] is True
+        assert 'exactly.once.support=required' in refused['msg']
+        assert 'needs Kafka Connect 3.3' in refused['msg'] and 'the worker runs %s' % version in refused['msg']
+    assert versioned.writes() == []
+    assert not [path for path in request_paths(versioned) if path.endswith('/validate') or path.endswith('/config')]
+
+
+def test_exactly_once_requested_passes_on_old_worker(versioned, old_connector):
+    versioned.version = '2.8.2'
+    succeeded(old_connector(name='mm2-msc', config=base_config(**{'exactly.once.support': 'requested'})))
+    assert 'mm2-msc' in versioned.connectors
+
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_mirror_plugin_missing_is_refused_with_the_version(versioned, old_connector, version):
+    versioned.version = version
+    versioned.mirror_installed = False
+    for check_mode in (True, False):
+        result = old_connector(check_mode=check_mode, name='mm2-msc', config=base_config())
+        assert result['failed'] is True
+        assert 'connector class %s is not installed on the worker (Kafka Connect %s)' % (SOURCE_CLASS, version) in result['msg']
+        assert 'connect-mirror' in result['msg']
+    assert versioned.writes() == []
+    assert not [path for path in request_paths(versioned) if path.endswith('/validate')]
+
+
+def test_mirror_connector_refused_below_24_without_asking_for_plugins(versioned, old_connector):
+    versioned.version = '2.3.1'
+    result = old_connector(name='mm2-msc', config=base_config())
+    assert result['failed'] is True
+    assert 'needs Kafka Connect 2.4 or later' in result['msg'] and 'the worker runs 2.3.1' in result['msg']
+    assert request_paths(versioned) == ['/', '/connectors/mm2-msc/config']
+
+
+def test_mirror_plugin_by_alias_on_emr_version(versioned, old_connector):
+    versioned.version = '2.4.1'
+    result = succeeded(old_connector(name='mm2-msc', config=base_config(**{'connector.class': 'MirrorSource'})))
+    assert result['actions'] == ['created'] and result['degraded'] == []
