@@ -13,6 +13,8 @@ version_added: 0.1.0
 description:
   - Reads C(GET /) and C(GET /connector-plugins) from the first reachable worker, and checks each given URL
     separately so the result shows which workers answer.
+  - Reports in RV(features) which Kafka Connect features the worker has, and for each one it lacks what the modules
+    of this collection do instead (the same table they follow).
   - Fails when no worker answers.
 author:
   - kafka_dr.mm2 maintainers (!UNKNOWN)
@@ -44,6 +46,10 @@ EXAMPLES = r'''
     that:
       - connect.urls | rejectattr('reachable') | list | length == 0
       - "'org.apache.kafka.connect.mirror.MirrorSourceConnector' in connect.plugins | map(attribute='class')"
+
+- name: Say what a failover does on this cluster
+  ansible.builtin.debug:
+    msg: "{{ 'connectors are stopped' if connect.features.stop.available else connect.features.stop.instead }}"
 '''
 
 RETURN = r'''
@@ -88,6 +94,38 @@ url:
   returned: always
   type: str
   sample: http://connect-1:8083
+features:
+  description:
+    - For each Kafka Connect feature the modules depend on, whether the worker has it and, when not, what the modules
+      do instead (V(degrade)) or that they refuse (V(refuse)).
+    - V(stop) (3.5), V(restart_include_tasks) (3.0), V(offsets_read) (3.5), V(offsets_alter) (3.6),
+      V(exactly_once_source) (3.3) and V(mirror_plugins) (2.4, and the three MirrorMaker 2 connectors listed by
+      C(GET /connector-plugins)).
+    - A version that is not an Apache Kafka one is treated as the newest, with a warning.
+  returned: always
+  type: dict
+  contains:
+    available:
+      description: Whether the worker has the feature.
+      type: bool
+    minimum:
+      description: First Apache Kafka version with the feature.
+      type: str
+    kind:
+      description: V(degrade) or V(refuse), what the modules do without it.
+      type: str
+    instead:
+      description: What happens instead on this worker; V(null) when the feature is available.
+      type: str
+  sample:
+    stop:
+      available: false
+      minimum: "3.5"
+      kind: degrade
+      instead: >-
+        paused instead (PUT /connectors/NAME/pause): a paused connector keeps its tasks assigned to the workers,
+        idle, rather than shutting them down; it resumes the same way
+    restart_include_tasks: {available: true, minimum: "3.0", kind: degrade, instead: null}
 urls:
   description: Each given URL and whether it answered C(GET /).
   returned: always
@@ -119,7 +157,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec, fail_api
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import kafka_version
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import WorkerVersion, feature_report
 
 
 def argument_spec() -> Dict[str, Dict[str, Any]]:
@@ -141,14 +179,18 @@ def collect(module: AnsibleModule, client: ConnectClient) -> Dict[str, Any]:
             break
     info = client.worker_info()
     plugins = client.connector_plugins(connectors_only=not module.params['all_plugins'])
-    version = kafka_version(info.get('version'))
+    worker = WorkerVersion.of(info)
+    warning = worker.unknown_warning()
+    if warning:
+        module.warn(warning)
     return {
         'changed': False,
         'version': info.get('version'),
-        'kafka_version': None if version is None else '%d.%d' % version,
+        'kafka_version': None if worker.kafka is None else '%d.%d' % worker.kafka,
         'commit': info.get('commit'),
         'kafka_cluster_id': info.get('kafka_cluster_id'),
         'plugins': plugin_entries(plugins),
+        'features': feature_report(worker, [str(plugin.get('class')) for plugin in plugins]),
         'url': client.answered_url,
         'urls': reachability,
     }

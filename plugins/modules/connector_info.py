@@ -15,7 +15,8 @@ description:
   - For each connector returns its type, status (connector and tasks with their workers), config with secrets masked,
     the topics it uses and its committed offsets.
   - Workers with topic tracking disabled or without the offsets endpoint (before Kafka 3.5) are tolerated;
-    the corresponding value is then V(null).
+    the corresponding value is then V(null). The worker's version (C(GET /), read once) tells whether the offsets
+    endpoint exists; a worker before 3.5 is not asked, and RV(degraded) says why the offsets are missing.
 author:
   - kafka_dr.mm2 maintainers (!UNKNOWN)
 options:
@@ -84,7 +85,9 @@ connectors:
       type: list
       elements: str
     offsets:
-      description: Offsets as returned by C(GET /connectors/NAME/offsets), or V(null) when the worker does not support it.
+      description:
+        - Offsets as returned by C(GET /connectors/NAME/offsets), or V(null) when not read or not available.
+        - Workers before Kafka 3.5 have no such endpoint and are not asked; RV(degraded) then says so.
       type: list
       elements: dict
   sample:
@@ -115,6 +118,26 @@ url:
   returned: always
   type: str
   sample: http://localhost:8083
+degraded:
+  description:
+    - Features the worker lacks for this run, with what is reported instead. Empty when it has them all.
+    - V(offsets_read) when O(offsets) is on and the worker runs a Kafka version before 3.5 (or, reporting a version
+      that is not an Apache Kafka one, answers 404 or 405): every RV(connectors.offsets) is V(null).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    feature:
+      description: The missing feature.
+      type: str
+    worker_version:
+      description: Version the worker reports.
+      type: str
+    instead:
+      description: What is reported instead.
+      type: str
+  sample: [{"feature": "offsets_read", "worker_version": "2.4.1",
+            "instead": "offsets not available: reported as null, the worker cannot show a connector's offsets"}]
 '''
 
 from typing import Any, Dict, List, Optional
@@ -124,10 +147,15 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec, fail_api, hide_values
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import mask_config, secret_values
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import (
+    FEATURE,
+    OFFSETS_READ,
+    WorkerVersion,
+    degradation,
+)
 
 # Topic tracking disabled answers 403 (400 on some versions); an endpoint a worker lacks answers 404 or 405.
 TOPICS_UNAVAILABLE = (400, 403, 404, 405)
-OFFSETS_UNAVAILABLE = (404, 405)
 
 
 def argument_spec() -> Dict[str, Dict[str, Any]]:
@@ -157,12 +185,48 @@ def topics_of(client: ConnectClient, name: str) -> Optional[List[str]]:
     return list((answer.get(name) or {}).get('topics') or [])
 
 
-def offsets_of(client: ConnectClient, name: str) -> Optional[List[Dict[str, Any]]]:
-    answer = read_or_none(client.get_offsets, name, OFFSETS_UNAVAILABLE)
-    return None if answer is None else list(answer.get('offsets') or [])
+class OffsetsReader:
+    """Connector offsets where the worker has the endpoint; null elsewhere, with the reason once in `degraded`.
+
+    A worker before 3.5 is not asked at all (its version says it lacks the endpoint). A worker whose version
+    is unknown is asked, and its 404 or 405 is taken as the endpoint missing.
+    """
+
+    def __init__(self, module: AnsibleModule, client: ConnectClient) -> None:
+        self.module = module
+        self.client = client
+        self.degraded: List[Dict[str, str]] = []
+        self._worker: Optional[WorkerVersion] = None
+
+    def worker(self) -> WorkerVersion:
+        """GET / once, at the first connector whose offsets are wanted."""
+        if self._worker is None:
+            self._worker = WorkerVersion.of(self.client.worker_info())
+            warning = self._worker.unknown_warning()
+            if warning:
+                self.module.warn(warning)
+        return self._worker
+
+    def unavailable(self) -> None:
+        if not self.degraded:
+            self.degraded.append(degradation(OFFSETS_READ, self.worker()))
+
+    def read(self, name: str) -> Optional[List[Dict[str, Any]]]:
+        worker = self.worker()
+        if not worker.supports(OFFSETS_READ):
+            self.unavailable()
+            return None
+        answer = read_or_none(self.client.get_offsets, name, FEATURE[OFFSETS_READ].missing_statuses)
+        if answer is None:
+            # On a known 3.5+ worker a 404 means the connector went away meanwhile, not a missing endpoint.
+            if not worker.known:
+                self.unavailable()
+            return None
+        return list(answer.get('offsets') or [])
 
 
-def describe_connector(module: AnsibleModule, client: ConnectClient, name: str, expanded: Dict[str, Any]) -> Dict[str, Any]:
+def describe_connector(module: AnsibleModule, client: ConnectClient, offsets: OffsetsReader, name: str,
+                       expanded: Dict[str, Any]) -> Dict[str, Any]:
     info = expanded.get('info') or {}
     status = expanded.get('status') or {}
     config = info.get('config') or {}
@@ -174,7 +238,7 @@ def describe_connector(module: AnsibleModule, client: ConnectClient, name: str, 
         'status': status,
         'config': mask_config(config),
         'topics': topics_of(client, name) if module.params['topics'] else None,
-        'offsets': offsets_of(client, name) if module.params['offsets'] else None,
+        'offsets': offsets.read(name) if module.params['offsets'] else None,
     }
 
 
@@ -183,8 +247,10 @@ def collect(module: AnsibleModule, client: ConnectClient) -> Dict[str, Any]:
     wanted = module.params['name']
     names = sorted(expanded_all) if wanted is None else sorted(set(wanted) & set(expanded_all))
     missing = [] if wanted is None else sorted(set(wanted) - set(expanded_all))
-    connectors = {name: describe_connector(module, client, name, expanded_all[name]) for name in names}
-    return {'changed': False, 'connectors': connectors, 'names': names, 'missing': missing, 'url': client.answered_url}
+    offsets = OffsetsReader(module, client)
+    connectors = {name: describe_connector(module, client, offsets, name, expanded_all[name]) for name in names}
+    return {'changed': False, 'connectors': connectors, 'names': names, 'missing': missing, 'url': client.answered_url,
+            'degraded': offsets.degraded}
 
 
 def main() -> None:

@@ -6,7 +6,11 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any, Dict
+
+import pytest
+from versioned_connect import UNPARSEABLE, VERSIONS, at_least, request_paths
 
 SECRET = 'p@ss-that-must-not-leak'
 HEARTBEAT_CLASS = 'org.apache.kafka.connect.mirror.MirrorHeartbeatConnector'
@@ -95,3 +99,64 @@ def test_basic_auth_sent_and_password_hidden(fake, run_module):
     expected = 'Basic ' + base64.b64encode(('admin:%s' % SECRET).encode()).decode()
     assert {request.authorization for request in fake.requests} == {expected}
     assert SECRET not in result['_stdout']
+
+
+# ---- workers of every version --------------------------------------------------------------
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_connector_info_offsets_unavailable_before_35_without_asking(versioned, run_module, version):
+    versioned.version = version
+    versioned.add_connector('mm2-hbc', heartbeat_config())
+    versioned.add_connector('mm2-cpc', heartbeat_config())
+    result = succeeded(run_module('connector_info', check_mode=True, url=versioned.url))
+    offsets = [result['connectors'][name]['offsets'] for name in ('mm2-cpc', 'mm2-hbc')]
+    asked = [path for path in request_paths(versioned) if path.endswith('/offsets')]
+    if at_least(version, (3, 5)):
+        assert result['degraded'] == [] and len(asked) == 2
+        assert all(entry[0]['offset'] == {'offset': 42} for entry in offsets)
+    else:
+        assert asked == [] and offsets == [None, None]
+        assert result['degraded'] == [{'feature': 'offsets_read', 'worker_version': version,
+                                       'instead': result['degraded'][0]['instead']}]
+        assert 'offsets not available' in result['degraded'][0]['instead']
+    assert request_paths(versioned).count('/') == 1
+    assert ('not an Apache Kafka version' in json.dumps(result.get('warnings') or [])) is (version == UNPARSEABLE)
+
+
+def test_connector_info_unknown_version_without_the_endpoint(versioned, run_module):
+    versioned.version = UNPARSEABLE
+    versioned.offsets_supported = False
+    versioned.add_connector('mm2-hbc', heartbeat_config())
+    result = succeeded(run_module('connector_info', url=versioned.url))
+    assert result['connectors']['mm2-hbc']['offsets'] is None
+    assert [entry['feature'] for entry in result['degraded']] == ['offsets_read']
+
+
+EXPECTED_FEATURES = {
+    'stop': (3, 5), 'restart_include_tasks': (3, 0), 'offsets_read': (3, 5), 'offsets_alter': (3, 6),
+    'exactly_once_source': (3, 3), 'mirror_plugins': (2, 4),
+}
+
+
+@pytest.mark.parametrize('version', VERSIONS + ['2.3.1'])
+def test_connect_cluster_info_reports_features(versioned, run_module, version):
+    versioned.version = version
+    result = succeeded(run_module('connect_cluster_info', check_mode=True, url=versioned.url))
+    features = result['features']
+    assert set(features) == set(EXPECTED_FEATURES)
+    for name, minimum in EXPECTED_FEATURES.items():
+        entry = features[name]
+        assert entry['minimum'] == '%d.%d' % minimum
+        assert entry['available'] is at_least(version, minimum), name
+        assert (entry['instead'] is None) is entry['available']
+        assert entry['kind'] == ('refuse' if name in ('exactly_once_source', 'mirror_plugins') else 'degrade')
+    assert ('not an Apache Kafka version' in json.dumps(result.get('warnings') or [])) is (version == UNPARSEABLE)
+
+
+def test_connect_cluster_info_mirror_plugins_missing_on_a_new_worker(versioned, run_module):
+    versioned.version = '3.9.1'
+    versioned.mirror_installed = False
+    result = succeeded(run_module('connect_cluster_info', url=versioned.url))
+    assert result['features']['mirror_plugins']['available'] is False
+    assert 'connect-mirror' in result['features']['mirror_plugins']['instead']
+    assert result['features']['stop']['available'] is True
