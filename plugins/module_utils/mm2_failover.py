@@ -31,6 +31,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import degradation_warning
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     KafkaRecord,
     KafkaSide,
@@ -59,6 +60,12 @@ class Connectors(Protocol):
     """The flow's connectors on its Connect cluster."""
 
     def states(self) -> Dict[str, str]: ...
+
+    # The state `stop` leaves them in: STOPPED, or PAUSED on a worker without STOPPED (before 3.5).
+    def halted_state(self) -> str: ...
+
+    # Features the worker lacks for halting the flow, with what is done instead (connect_features entries).
+    def degradations(self) -> List[Dict[str, str]]: ...
 
     def stop(self) -> List[str]: ...
 
@@ -135,6 +142,7 @@ class FailoverReport:
     groups: List[GroupReport] = field(default_factory=list)
     steps: List[Dict[str, Any]] = field(default_factory=list)
     connectors_stopped: List[str] = field(default_factory=list)
+    degraded: List[Dict[str, str]] = field(default_factory=list)
     already_done: bool = False
     changed: bool = False
     started_at: float = 0.0
@@ -427,9 +435,12 @@ class Failover:
     # The flow's connectors.
 
     def _connector_states(self) -> Tuple[bool, bool]:
-        """(running, stopped) for the flow's connectors as a whole; anything else is refused."""
+        """(running, stopped) for the flow's connectors as a whole; anything else is refused.
+
+        Stopped means halted the way `stop` halts them, which is PAUSED on a worker before 3.5.
+        """
         states = self.connectors.states()
-        if states and all(state == 'STOPPED' for state in states.values()):
+        if states and all(state == self.connectors.halted_state() for state in states.values()):
             return False, True
         broken = {name: state for name, state in states.items() if state != 'RUNNING'}
         if broken and self.request.mode == PLANNED:
@@ -597,6 +608,7 @@ class Failover:
         if request.mode == PLANNED and self.source is None:
             raise FailoverError('planned failover needs the source cluster')
         running, stopped = self._connector_states()
+        self.report.degraded = self.connectors.degradations()
         self.report.step('connectors checked', self.clock, running=running, stopped=stopped)
         plans = self._planned(stopped) if request.mode == PLANNED else self._unplanned()
         self._check_target_members(plans)
@@ -652,6 +664,7 @@ def render_text(report: Mapping[str, Any]) -> str:
     """The report on one screen: steps with their times, then one line per group partition."""
     done = ' (already done: nothing to change)' if report['already_done'] else ''
     lines = ['%s failover of flow %s%s' % (report['mode'], report['flow'], done)]
+    lines.extend('  ' + degradation_warning(entry) for entry in report.get('degraded') or [])
     for step in report['steps']:
         lines.append('  %s  +%7.1fs  %s' % (step['at'], step['elapsed_s'], step['step']))
     rows = [('group', 'partition', 'committed', 'checkpoint', 'target', 'method', 're-read', 'avoided', 'behind',

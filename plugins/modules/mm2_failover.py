@@ -14,6 +14,10 @@ description:
   - Moves consumer groups to the target cluster of a flow C(source -> target). It sets each group's offsets on the
     target's remote topics so that the group resumes where it stopped on the source, and stops the flow's connectors
     (C(PUT /connectors/NAME/stop)) so nothing writes behind the operator.
+  - A Connect worker before Kafka 3.5 has no STOPPED state. There the connectors are paused instead
+    (C(PUT /connectors/NAME/pause)): their tasks stay assigned to the workers, idle, and write nothing. RV(report.degraded)
+    and a warning say so, and a flow whose connectors are all C(PAUSED) counts as halted by an earlier failover.
+    The worker's version is read once (C(GET /)).
   - Every read comes first (groups, members, committed offsets, checkpoints, the translation); a problem found there
     fails the task with nothing changed. The report timestamps each step, so the recovery time is read from it.
   - In O(mode=planned) the source answers. The groups must have no active member there (the message names the
@@ -89,7 +93,7 @@ options:
   connectors:
     description:
       - Names of the flow's connectors. In O(mode=planned) they must run (or all be stopped by an earlier failover);
-        both modes stop them before writing offsets.
+        both modes stop them before writing offsets (pause them on a worker before Kafka 3.5).
     type: list
     elements: str
     default: []
@@ -196,11 +200,17 @@ report:
       type: list
       elements: dict
     connectors_stopped:
-      description: Connectors this run stopped.
+      description: Connectors this run stopped (paused, on a worker before Kafka 3.5).
       type: list
       elements: str
+    degraded:
+      description:
+        - Features the Connect worker lacks, each with C(feature), C(worker_version) and what is done C(instead).
+          V(stop) before Kafka 3.5, where the connectors are paused. Empty otherwise.
+      type: list
+      elements: dict
     already_done:
-      description: The flow was stopped and every offset already translated.
+      description: The flow was stopped (paused before Kafka 3.5) and every offset already translated.
       type: bool
     summary:
       description: Totals over all partitions.
@@ -220,6 +230,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import ConnectApiError, ConnectClient
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import STOP, WorkerVersion, degradation, degradation_warning
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     PY4J_IMPORT_ERROR,
     JvmKafkaSide,
@@ -269,12 +280,38 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
 
 
 class RestConnectors:
-    """The flow's connectors through the Connect REST API."""
+    """The flow's connectors through the Connect REST API.
+
+    A worker before Kafka 3.5 has no STOPPED state: there the flow is paused instead, and a flow
+    whose connectors are all PAUSED counts as halted by an earlier failover.
+    """
 
     def __init__(self, client: ConnectClient, names: List[str], timeout: float) -> None:
         self.client = client
         self.names = names
         self.timeout = timeout
+        self._worker: Optional[WorkerVersion] = None
+
+    def worker(self) -> WorkerVersion:
+        """GET / once per run, and only when the flow has connectors."""
+        if self._worker is None:
+            self._worker = WorkerVersion.of(self.client.worker_info())
+        return self._worker
+
+    def halted_state(self) -> str:
+        return 'STOPPED' if self.worker().supports(STOP) else 'PAUSED'
+
+    def degradations(self) -> List[Dict[str, str]]:
+        if not self.names or self.worker().supports(STOP):
+            return []
+        return [degradation(STOP, self.worker())]
+
+    def warnings(self) -> List[str]:
+        """The unknown-version warning and the degradations, for the module's warnings."""
+        if not self.names:
+            return []
+        unknown = self.worker().unknown_warning()
+        return ([unknown] if unknown else []) + [degradation_warning(entry) for entry in self.degradations()]
 
     def states(self) -> Dict[str, str]:
         states = {}
@@ -289,20 +326,25 @@ class RestConnectors:
         return states
 
     def stop(self) -> List[str]:
+        """Stop (or pause, before 3.5) what is not halted yet, and wait until it is; returns those names."""
+        if not self.names:
+            return []
+        halted = self.halted_state()
+        halt, verb = (self.client.stop, 'stop') if halted == 'STOPPED' else (self.client.pause, 'pause')
         stopped = []
         for name, state in sorted(self.states().items()):
-            if state in ('STOPPED', 'absent'):
+            if state in (halted, 'absent'):
                 continue
-            self.client.stop(name)
+            halt(name)
             stopped.append(name)
         deadline = time.time() + self.timeout
         while stopped:
-            waiting = [name for name, state in self.states().items() if name in stopped and state != 'STOPPED']
+            waiting = [name for name, state in self.states().items() if name in stopped and state != halted]
             if not waiting:
                 break
             if time.time() > deadline:
-                raise ConnectApiError(None, 'still not stopped after %g s: %s' % (self.timeout, ', '.join(waiting)),
-                                      'PUT', '/connectors/*/stop')
+                raise ConnectApiError(None, 'still not %s after %g s: %s' % (halted.lower(), self.timeout, ', '.join(waiting)),
+                                      'PUT', '/connectors/*/%s' % verb)
             time.sleep(STOP_POLL_SECONDS)
         return stopped
 
@@ -384,7 +426,10 @@ def run(module: AnsibleModule, progress: Dict[str, Any]) -> Dict[str, Any]:
                 sides.append(source)
             failover = Failover(request, target, connectors, source)
             progress['failover'] = failover
-            return failover.run().as_dict()
+            report = failover.run().as_dict()
+            for warning in connectors.warnings():
+                module.warn(warning)
+            return report
         finally:
             for side in sides:
                 side.close()

@@ -83,17 +83,29 @@ class FakeSide:
 
 @dataclass
 class FakeConnectors:
+    """`halted` is PAUSED for a worker before Kafka 3.5, which pauses instead of stopping."""
+
     state: Dict[str, str]
     stop_calls: int = 0
+    halted: str = 'STOPPED'
+    worker_version: str = '3.9.1'
 
     def states(self) -> Dict[str, str]:
         return dict(self.state)
 
+    def halted_state(self) -> str:
+        return self.halted
+
+    def degradations(self) -> List[Dict[str, str]]:
+        if self.halted == 'STOPPED':
+            return []
+        return [{'feature': 'stop', 'worker_version': self.worker_version, 'instead': 'paused instead'}]
+
     def stop(self) -> List[str]:
         self.stop_calls += 1
-        stopped = sorted(name for name, state in self.state.items() if state != 'STOPPED')
+        stopped = sorted(name for name, state in self.state.items() if state != self.halted)
         for name in stopped:
-            self.state[name] = 'STOPPED'
+            self.state[name] = self.halted
         return stopped
 
 

@@ -406,3 +406,38 @@ def test_an_original_beyond_the_scan_refuses_the_failback() -> None:
     with pytest.raises(FailoverError, match='raise max_scan_records'):
         Failover(failback_request(max_scan_records=20), back, connectors, here, clock=clock, sleep=clock.sleep).run()
     assert back.writes == [] and connectors.stop_calls == 0
+
+
+# ---- a Connect worker before 3.5: the flow is paused, not stopped -------------------------------------
+
+def paused_flow_lab() -> Tuple[FakeSide, FakeSide, FakeConnectors, FakeClock]:
+    source, target, connectors, clock = lab()
+    connectors.halted, connectors.worker_version = 'PAUSED', '3.4.1'
+    return source, target, connectors, clock
+
+
+def test_old_worker_flow_is_paused_and_the_report_says_so() -> None:
+    source, target, connectors, clock = paused_flow_lab()
+    checked = run(source, target, connectors, clock, check_mode=True)
+    assert connectors.stop_calls == 0 and target.writes == []
+    report = run(source, target, connectors, clock)
+    assert checked['degraded'] == report['degraded'] == [{'feature': 'stop', 'worker_version': '3.4.1', 'instead': 'paused instead'}]
+    assert set(connectors.state.values()) == {'PAUSED'}
+    assert report['connectors_stopped'] == sorted(CONNECTORS) and target.writes == [('app', {DST_TP: 55})]
+    assert 'Kafka Connect 3.4.1 has no PUT /connectors/NAME/stop' in render_text(report)
+
+
+def test_old_worker_rerun_sees_the_paused_flow_as_halted() -> None:
+    source, target, connectors, clock = paused_flow_lab()
+    run(source, target, connectors, clock)
+    again = run(source, target, connectors, clock)
+    assert again['already_done'] and not again['changed'] and connectors.stop_calls == 1
+
+
+def test_new_worker_does_not_take_a_paused_flow_for_a_halted_one() -> None:
+    source, target, connectors, clock = lab()
+    for name in CONNECTORS:
+        connectors.state[name] = 'PAUSED'
+    with pytest.raises(FailoverError, match='is PAUSED'):
+        run(source, target, connectors, clock)
+    assert target.writes == [] and connectors.stop_calls == 0
