@@ -122,7 +122,7 @@ degraded:
   description:
     - Features the worker lacks for this run, with what is reported instead. Empty when it has them all.
     - V(offsets_read) when O(offsets) is on and the worker runs a Kafka version before 3.5 (or, reporting a version
-      that is not an Apache Kafka one, answers 404 or 405): every RV(connectors.offsets) is V(null).
+      that is not an Apache Kafka one, answers 404 or 405). Every RV(connectors.offsets) is then V(null).
   returned: always
   type: list
   elements: dict

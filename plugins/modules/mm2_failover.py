@@ -15,7 +15,7 @@ description:
     target's remote topics so that the group resumes where it stopped on the source, and stops the flow's connectors
     (C(PUT /connectors/NAME/stop)) so nothing writes behind the operator.
   - A Connect worker before Kafka 3.5 has no STOPPED state. There the connectors are paused instead
-    (C(PUT /connectors/NAME/pause)): their tasks stay assigned to the workers, idle, and write nothing. RV(report.degraded)
+    (C(PUT /connectors/NAME/pause)); their tasks stay assigned to the workers, idle, and write nothing. RV(report.degraded)
     and a warning say so, and a flow whose connectors are all C(PAUSED) counts as halted by an earlier failover.
     The worker's version is read once (C(GET /)).
   - Every read comes first (groups, members, committed offsets, checkpoints, the translation); a problem found there

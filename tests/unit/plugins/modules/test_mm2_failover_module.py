@@ -146,4 +146,3 @@ def test_no_connectors_no_version_read() -> None:
     connectors = mm2_failover.RestConnectors(client, [], 5)
     assert connectors.stop() == [] and connectors.degradations() == [] and connectors.warnings() == []
     assert client.info_reads == 0
-
