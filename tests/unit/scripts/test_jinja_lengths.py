@@ -16,8 +16,6 @@ LIMIT = 200
 KNOWN_LONG = {
     'roles/connect_worker/vars/main.yml': 2,
     'roles/kafka_install/vars/main.yml': 1,
-    'roles/mirrormaker/tasks/verify.yml': 1,
-    'roles/mirrormaker/vars/main.yml': 3,
 }
 
 
