@@ -82,8 +82,6 @@ ARGUMENT_SPEC = {
 }
 
 
-
-
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     port = module.params['port']

@@ -28,4 +28,3 @@ def test_a_free_port_has_no_holder(run_module: Any) -> None:
 def test_a_port_out_of_range_fails_the_task(run_module: Any) -> None:
     result = run_module('port_holders', port=70000)
     assert result['failed'] is True and 'between 1 and 65535' in result['msg']
-
