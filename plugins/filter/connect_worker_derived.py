@@ -7,7 +7,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 name: connect_worker_derived
-short_description: JVM options, REST secrets, store paths and watchdog URLs of role connect_worker
+short_description: JVM options, REST secrets, store paths, health and watchdog URLs of role connect_worker
 version_added: 0.2.0
 description:
   - Returns what role kafka_dr.mm2.connect_worker derives from its settings, each value under the name of the role
@@ -16,6 +16,8 @@ description:
     the Kerberos configuration; the REST store passwords that are set, with HTTPS; the stores the worker reads.
   - The watchdog's exporter URL unless O(_input.auto_restart_exporter_url) sets it, and its own metrics URL; an
     address binding every interface is reached on 127.0.0.1, an IPv6 address in brackets.
+  - The health gate's URL of the worker, without a path; HTTPS on O(_input.rest_advertised_host), the name in the
+    certificate, else plain HTTP on 127.0.0.1.
   - Numbers and switches are read as the role reads them (C(| int), C(| bool)).
 options:
   _input:
@@ -40,6 +42,7 @@ options:
       rest_ssl_key_password: {description: REST key password; empty for none., type: str, required: true}
       rest_ssl_truststore_password: {description: REST trust store password; empty for none., type: str, required: true}
       rest_advertised_host: {description: Name of the worker in its certificate., type: str, required: true}
+      rest_port: {description: Port of the REST server., type: int, required: true}
       metrics_address: {description: Address the JMX exporter agent binds., type: str, required: true}
       metrics_port: {description: Port of the JMX exporter agent., type: int, required: true}
       exporter_tls: {description: The JMX exporter agent serves HTTPS., type: bool, required: true}
@@ -65,6 +68,7 @@ _value:
     store_paths: {description: The key and trust stores the worker reads., type: list, elements: str}
     watchdog_exporter_url: {description: Where the watchdog reads the worker's JMX exporter., type: str}
     watchdog_metrics_url: {description: Where the watchdog's own metrics are read on this host., type: str}
+    health_base_url: {description: "How the health gate reaches this worker, for example C(http://127.0.0.1:8083).", type: str}
 """
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import connect_worker_derived as _connect_worker_derived

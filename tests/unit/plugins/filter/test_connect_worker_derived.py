@@ -35,7 +35,7 @@ BASE: Dict[str, Any] = {
     'rest_ssl_keystore_password': '', 'rest_ssl_key_password': '', 'rest_ssl_truststore_password': '',
     'rest_advertised_host': 'dst-connect-1', 'metrics_address': '0.0.0.0', 'metrics_port': 9404,
     'jmx_exporter_tls_keystore_path': '', 'auto_restart_exporter_url': '', 'auto_restart_metrics_address': '127.0.0.1',
-    'auto_restart_metrics_port': 9405,
+    'auto_restart_metrics_port': 9405, 'rest_port': 8083,
 }
 
 CASES: Dict[str, Dict[str, Any]] = {
@@ -46,7 +46,7 @@ CASES: Dict[str, Dict[str, Any]] = {
     'jmx port a decimal string': {'jmx_port': '0.5'},
     'https with every password': {'rest_https': True, 'rest_ssl_keystore_password': 'k"s', 'rest_ssl_key_password': 'kp',
                                   'rest_ssl_truststore_password': 'ts'},
-    'https with one password': {'rest_https': True, 'rest_ssl_keystore_password': 'ks'},
+    'https with one password': {'rest_https': True, 'rest_ssl_keystore_password': 'ks', 'rest_port': '8443'},
     'passwords without https': {'rest_ssl_keystore_password': 'ks', 'rest_ssl_truststore_password': 'ts'},
     'kafka tls with a client certificate': {'kafka_tls': True, 'kafka_client_certificate': True, 'rest_https': True},
     'kafka tls only': {'kafka_tls': True},
@@ -59,7 +59,8 @@ CASES: Dict[str, Dict[str, Any]] = {
     'metrics on an empty address': {'metrics_address': '', 'auto_restart_metrics_address': ''},
     'metrics on a name': {'metrics_address': 'connect-1.internal', 'auto_restart_metrics_address': '0.0.0.0'},
     'exporter url set': {'auto_restart_exporter_url': 'https://exporter:9404/metrics', 'metrics_address': 'fd00::5'},
-    'ports as strings': {'metrics_port': '9404', 'auto_restart_metrics_port': '9405'},
+    'ports as strings': {'metrics_port': '9404', 'auto_restart_metrics_port': '9405', 'rest_port': '8083'},
+    'https on another name': {'rest_https': True, 'rest_advertised_host': 'task-1.example.com', 'rest_port': 9443},
 }
 
 
@@ -78,7 +79,7 @@ def jinja_values(settings: Dict[str, Any]) -> Dict[str, Any]:
     variables.update(role_variables(settings))
     templar = Templar(loader=DataLoader(), variables=variables)
     names = ('jmx_options', 'rest_secrets', 'security_jvm_options', 'store_paths', 'watchdog_exporter_url', 'watchdog_metrics_url',
-             'watchdog_exporter_tls')
+             'watchdog_exporter_tls', 'health_base_url')
     return {name: templar.template(trust_as_template('{{ __connect_worker_%s }}' % name)) for name in names}
 
 
@@ -102,6 +103,7 @@ def test_defaults_derive_nothing_but_the_urls() -> None:
     assert result['jmx_options'] == [] and result['rest_secrets'] == {} and result['store_paths'] == []
     assert result['watchdog_exporter_url'] == 'http://127.0.0.1:9404/metrics'
     assert result['watchdog_metrics_url'] == 'http://127.0.0.1:9405/metrics'
+    assert result['health_base_url'] == 'http://127.0.0.1:8083'
 
 
 def test_missing_settings_are_named() -> None:
