@@ -20,7 +20,7 @@ from ansible.module_utils.common.json import get_encoder
 from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.kafka_clients import java_login_options, prefixed_client_properties
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, jinja_int, require_settings
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import jinja_bool, jinja_int, jinja_text, require_settings
 
 # The options of connect_worker_derived: role variables without connect_worker_, and the role's
 # switches rest_https, kafka_tls, kafka_client_certificate, kafka_gssapi and exporter_tls.
@@ -84,7 +84,7 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
 def health_base_url(rest_https: Any, advertised_host: Any, port: Any) -> str:
     """How this host reaches its worker: HTTPS on the name in the certificate, else plain HTTP on loopback."""
     host = 'https://%s' % advertised_host if rest_https else 'http://127.0.0.1'
-    return '%s:%s' % (host, port)
+    return '%s:%s' % (host, jinja_text(port))
 
 
 # ---- The worker's properties (filter connect_worker_properties).
@@ -129,7 +129,7 @@ def rest_https_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
         raise ValueError('rest_secret_refs must be a mapping, got %s' % type(refs).__name__)
     suites = worker['rest_ssl_cipher_suites']
     return {
-        'listeners': 'https://0.0.0.0:%s' % worker['rest_port'],
+        'listeners': 'https://0.0.0.0:%s' % jinja_text(worker['rest_port']),
         'rest.advertised.listener': 'https',
         'listeners.https.ssl.keystore.type': worker['rest_ssl_keystore_type'],
         'listeners.https.ssl.keystore.location': worker['rest_ssl_keystore_location'],
@@ -174,7 +174,7 @@ def watchdog_worker_id(properties: Mapping[str, Any], advertised_host: Any, port
     The properties win over the role's settings unless they leave a value empty.
     """
     host = properties.get('rest.advertised.host.name') or advertised_host
-    return ('%s:%s' % (host, properties.get('rest.advertised.port') or port)).strip()
+    return ('%s:%s' % (jinja_text(host), jinja_text(properties.get('rest.advertised.port') or port))).strip()
 
 
 def _first_rest_account(worker: Mapping[str, Any]) -> Tuple[Any, Any]:

@@ -61,6 +61,7 @@ CASES: Dict[str, Dict[str, Any]] = {
     'exporter url set': {'auto_restart_exporter_url': 'https://exporter:9404/metrics', 'metrics_address': 'fd00::5'},
     'ports as strings': {'metrics_port': '9404', 'auto_restart_metrics_port': '9405', 'rest_port': '8083'},
     'https on another name': {'rest_https': True, 'rest_advertised_host': 'task-1.example.com', 'rest_port': 9443},
+    'https, host and port left empty': {'rest_https': True, 'rest_advertised_host': None, 'rest_port': None},
 }
 
 

@@ -57,6 +57,7 @@ CASES: Dict[str, Dict[str, Any]] = {
                                              'rest_ssl_cipher_suites': ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384'],
                                              'rest_ssl_client_auth': 'required'},
     'HTTPS without passwords': {'rest_https': True},
+    'HTTPS, port left empty': {'rest_https': True, 'rest_port': None, 'rest_ssl_cipher_suites': 'AB'},
     'refs without HTTPS': {'rest_secret_refs': REST_REFS},
     'basic auth': {'rest_basic_auth': True},
     'basic auth as a string': {'rest_basic_auth': 'yes'},

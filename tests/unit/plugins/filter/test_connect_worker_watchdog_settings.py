@@ -64,6 +64,7 @@ CASES: Dict[str, Dict[str, Any]] = {
     'properties leave the worker id empty': {'properties': {'rest.advertised.host.name': '', 'rest.advertised.port': None}},
     'properties without the worker id': {'properties': {}, 'rest_port': '8443', 'rest_advertised_host': ' task-1 '},
     'urls with spaces': {'health_base_url': '  http://127.0.0.1:8083 \n'},
+    'worker id settings left empty': {'properties': {'rest.advertised.port': 0}, 'rest_advertised_host': None, 'rest_port': None},
 }
 
 
