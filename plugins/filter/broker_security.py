@@ -68,6 +68,10 @@ _value:
     tls_secrets:
       description: The store passwords that are set, by property name, for <secrets_dir>/tls.properties.
       type: dict
+    secrets_needed:
+      description: The broker has secrets to keep in its secrets directory (SASL_SSL, or a store password).
+      type: bool
+      version_added: 0.4.0
 """
 
 from typing import Any, Dict

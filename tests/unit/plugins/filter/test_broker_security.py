@@ -75,8 +75,8 @@ def jinja_security(settings: Dict[str, Any]) -> Dict[str, Any]:
     variables: Dict[str, Any] = {name: trusted(value) for name, value in old.items()}
     variables.update({'kafka_broker_' + name: value for name, value in settings.items()}, file_placeholders=file_placeholders)
     templar = Templar(loader=DataLoader(), variables=variables)
-    return {'properties': templar.template(trust_as_template('{{ __kafka_broker_security_properties }}')),
-            'tls_secrets': templar.template(trust_as_template('{{ __kafka_broker_tls_secrets }}'))}
+    return {name: templar.template(trust_as_template('{{ __kafka_broker_%s }}' % variable))
+            for name, variable in (('properties', 'security_properties'), ('tls_secrets', 'tls_secrets'), ('secrets_needed', 'secrets_needed'))}
 
 
 @pytest.mark.parametrize('changes', CASES.values(), ids=list(CASES))
@@ -89,7 +89,7 @@ def test_same_settings_as_the_former_jinja(changes: Dict[str, Any]) -> None:
 
 
 def test_defaults_add_nothing() -> None:
-    assert broker_security(BASE) == {'properties': {}, 'tls_secrets': {}}
+    assert broker_security(BASE) == {'properties': {}, 'tls_secrets': {}, 'secrets_needed': False}
 
 
 def test_passwords_are_placeholders() -> None:
