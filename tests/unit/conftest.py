@@ -14,7 +14,7 @@ import pytest
 # Fixtures that make a test leave the process: a Spark JVM, or ansible-playbook rendering
 # the roles. Tests using them get the marker, so `-m 'not playbook and not spark'` keeps
 # the in-process loop fast whichever file a new test lands in.
-MARKER_OF_FIXTURE = {'spark': 'spark', 'ansi': 'spark', 'jvm': 'spark', 'rendered': 'playbook', 'needs_ansible': 'playbook'}
+MARKER_OF_FIXTURE = {'spark': 'spark', 'ansi': 'spark', 'jvm': 'spark', 'tls_material': 'spark', 'rendered': 'playbook', 'needs_ansible': 'playbook'}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
