@@ -32,6 +32,9 @@ _OWNER = re.compile(r'^Owner: (.*)$', re.MULTILINE)
 _UNTIL = re.compile(r'^Valid from: .* until: (.*)$', re.MULTILINE)
 _PEM = re.compile(r'-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----', re.DOTALL)
 STORE_SETTINGS = (('truststore', 'ssl.truststore'), ('keystore', 'ssl.keystore'))
+VERIFIED = 'verified'
+_CLIENT_CERTIFICATE_ALERTS = frozenset({'TLSV13_ALERT_CERTIFICATE_REQUIRED', 'SSLV3_ALERT_BAD_CERTIFICATE',
+                                        'SSLV3_ALERT_HANDSHAKE_FAILURE'})
 
 Runner = Callable[[Sequence[str], str], Tuple[int, str, str]]
 
@@ -119,8 +122,38 @@ def parse_listing(verbose: str) -> List[Dict[str, object]]:
     return entries
 
 
+_RDN_NAMES = {'commonName': 'CN', 'organizationName': 'O', 'organizationalUnitName': 'OU', 'countryName': 'C',
+              'localityName': 'L', 'stateOrProvinceName': 'ST', 'domainComponent': 'DC'}
+
+
+def describe_pem(pem: str) -> Optional[Dict[str, object]]:
+    """Subject and expiry of a PEM certificate, through the ssl module's own decoder (None where it lacks one)."""
+    decode = getattr(getattr(ssl, '_ssl', None), '_test_decode_cert', None)
+    if decode is None:
+        return None
+    with tempfile.NamedTemporaryFile('w', suffix='.pem', encoding='ascii') as handle:
+        handle.write(pem + '\n')
+        handle.flush()
+        decoded = decode(handle.name)
+    names = ['%s=%s' % (_RDN_NAMES.get(key, key), value) for rdn in reversed(decoded.get('subject', ())) for key, value in rdn]
+    not_after = datetime.datetime.strptime(decoded['notAfter'], '%b %d %H:%M:%S %Y %Z').replace(tzinfo=datetime.timezone.utc)
+    return {'subject': ', '.join(names), 'not_after': not_after}
+
+
+def parse_rfc_listing(listing: str) -> List[Tuple[str, str]]:
+    """(alias, PEM) of each entry of `keytool -list -rfc`."""
+    entries = []
+    starts = [match.start() for match in _ALIAS.finditer(listing)] + [len(listing)]
+    for start, end in zip(starts, starts[1:]):
+        block = listing[start:end]
+        pem = _PEM.search(block)
+        if pem:
+            entries.append((_ALIAS.search(block).group(1).strip(), pem.group(0)))  # type: ignore[union-attr]
+    return entries
+
+
 class StoreReader:
-    """Opens stores with keytool; the password goes in on stdin, never on a command line."""
+    """Opens stores with keytool; the password goes in through a private file, never on a command line."""
 
     def __init__(self, keytool: str = 'keytool', runner: Runner = run_command) -> None:
         self.keytool = keytool
@@ -137,14 +170,20 @@ class StoreReader:
             return self.runner(argv + list(extra), '')
 
     def read(self, path: str, store_type: str, password: str) -> Tuple[Optional[str], List[Dict[str, object]], List[str]]:
-        """(error, entries, PEM certificates) of a store; the error is keytool's own words."""
-        code, verbose, error = self._list(path, store_type, password, ['-v'])
-        if code != 0:
-            return _keytool_error(verbose + error), [], []
+        """(error, entries, PEM certificates) of a store; the error is keytool's own words. One keytool
+        run where Python decodes certificates, a second (-v) for the dates where it cannot."""
         code, rfc, error = self._list(path, store_type, password, ['-rfc'])
         if code != 0:
             return _keytool_error(rfc + error), [], []
-        return None, parse_listing(verbose), _PEM.findall(rfc)
+        listed = parse_rfc_listing(rfc)
+        described = [describe_pem(pem) for _alias, pem in listed]
+        if listed and all(described):
+            entries = [dict(description, alias=alias) for (alias, _pem), description in zip(listed, described)]  # type: ignore[arg-type]
+            return None, entries, [pem for _alias, pem in listed]
+        code, verbose, error = self._list(path, store_type, password, ['-v'])
+        if code != 0:
+            return _keytool_error(verbose + error), [], []
+        return None, parse_listing(verbose), [pem for _alias, pem in listed]
 
 
 def _keytool_error(output: str) -> str:
@@ -160,10 +199,16 @@ def handshake(host: str, port: int, pem_certificates: Sequence[str], check_hostn
     try:
         with socket.create_connection((host, port), timeout=timeout) as raw:
             with context.wrap_socket(raw, server_hostname=host):
-                return 'verified'
+                return VERIFIED
     except ssl.SSLCertVerificationError as exc:
         return 'refused: %s' % (exc.verify_message or exc.reason or exc)
-    except (OSError, ssl.SSLError) as exc:
+    except ssl.SSLError as exc:
+        # The chain is verified when the broker's certificate arrives; a broker that wants a client
+        # certificate (mutual TLS) ends the handshake only after that, with one of these alerts.
+        if exc.reason in _CLIENT_CERTIFICATE_ALERTS:
+            return VERIFIED
+        return 'no handshake: %s' % exc
+    except OSError as exc:
         return 'no handshake: %s' % exc
 
 
@@ -219,7 +264,7 @@ def check_cluster(alias: str, settings: Mapping[str, str], reader: StoreReader, 
         pems = check_store(report, settings, prefix, reader, user, warn_days, now)
         if kind == 'truststore' and pems and verify_chain:
             report.handshake = first_handshake(settings, pems)
-            if report.handshake != 'verified':
+            if report.handshake != VERIFIED:
                 report.errors.append('%s does not verify the brokers of %s: %s' % (path, alias, report.handshake))
         reports.append(report)
     return reports

@@ -25,7 +25,9 @@ author:
   - kafka_dr.mm2 maintainers (!UNKNOWN)
 options:
   clusters:
-    description: Client settings by cluster alias, as Kafka reads them (the C(client_properties) of M(kafka_dr.mm2.mm2_plan)).
+    description:
+      - Client settings by cluster alias, as Kafka reads them.
+      - The C(clusters) that M(kafka_dr.mm2.mm2_plan) returns may be given as they are (their C(client_properties) are read).
     type: dict
     required: true
   user:
@@ -51,7 +53,7 @@ extends_documentation_fragment:
 EXAMPLES = r'''
 - name: Check the stores of every cluster of the flows
   kafka_dr.mm2.kafka_client_stores:
-    clusters: "{{ plan.clusters | items2dict(value_name='client_properties') }}"
+    clusters: "{{ plan.clusters }}"
     user: kafka
     warn_days: 30
   become: true
@@ -109,6 +111,8 @@ def main() -> None:
     now = datetime.datetime.now(datetime.timezone.utc)
     stores, errors, expiring = [], [], []
     for alias, raw_settings in sorted(module.params['clusters'].items()):
+        if isinstance(raw_settings, dict) and isinstance(raw_settings.get('client_properties'), dict):
+            raw_settings = raw_settings['client_properties']
         if not isinstance(raw_settings, dict):
             module.fail_json(msg='clusters.%s must be a mapping of client settings' % alias)
         try:

@@ -252,6 +252,13 @@ secret_files:
   returned: plan
   type: list
   elements: str
+store_files:
+  description:
+    - The key and trust stores to install from the controller (C(ssl_truststore_src), C(ssl_keystore_src) of
+      O(clusters)), each with C(alias), C(kind) (C(truststore) or C(keystore)), C(src) and C(dest).
+  returned: plan
+  type: list
+  elements: dict
 flows_elsewhere:
   description: Flows of other Connect clusters (C(connect_cluster)), left to the plays of those clusters.
   returned: plan

@@ -41,12 +41,15 @@ PLAIN_CLUSTER_SETTINGS = {
     'ssl_keystore_type': 'ssl.keystore.type',
     'ssl_endpoint_identification_algorithm': 'ssl.endpoint.identification.algorithm',
 }
+# Stores the role installs on every worker: controller file option -> the location option it fills.
+STORE_SOURCES = {'ssl_truststore_src': 'ssl_truststore_location', 'ssl_keystore_src': 'ssl_keystore_location'}
 # GSSAPI: the principal, its keytab (a file in the secrets directory) and the brokers' service name.
 KERBEROS_OPTIONS = ('sasl_kerberos_principal', 'sasl_kerberos_keytab_file', 'sasl_kerberos_service_name')
 CLUSTER_OPTIONS = frozenset(
     {'bootstrap_servers', 'security_protocol', 'sasl_username', 'client_config'}
     | set(KERBEROS_OPTIONS)
     | set(PLAIN_CLUSTER_SETTINGS)
+    | set(STORE_SOURCES)
     | {reference[0] for reference in SECRET_REFERENCES}
     | {reference[1] for reference in SECRET_REFERENCES}
 )
@@ -233,6 +236,9 @@ def cluster_connection(alias: str, cluster: Any, secrets_dir: str, errors: Model
     for option, kafka_setting in PLAIN_CLUSTER_SETTINGS.items():
         if cluster.get(option) not in (None, ''):
             settings[kafka_setting] = str(cluster[option])
+    for source, location in STORE_SOURCES.items():
+        if cluster.get(source) and not cluster.get(location):
+            errors.add(where, '%s needs %s: where the workers read the store' % (source, location))
     if uses_sasl:
         settings.update(sasl_settings(where, cluster, secrets_dir, errors))
     settings.update(secret_settings(where, cluster, secrets_dir, errors))
@@ -253,8 +259,15 @@ def endpoints_of(bootstrap_servers: str) -> List[Dict[str, Any]]:
     return endpoints
 
 
-def cluster_summary(connection: Mapping[str, str], secrets_dir: str) -> Dict[str, Any]:
-    """What the role needs per cluster: endpoints to probe and client settings for the topic checks."""
+def store_files(cluster: Mapping[str, Any]) -> List[Dict[str, str]]:
+    """The stores of a cluster that the role copies from the controller: src (controller) and dest (workers)."""
+    return [{'kind': source[len('ssl_'):-len('_src')], 'src': str(cluster[source]), 'dest': str(cluster[location])}
+            for source, location in STORE_SOURCES.items() if cluster.get(source) and cluster.get(location)]
+
+
+def cluster_summary(connection: Mapping[str, str], secrets_dir: str, cluster: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """What the role needs per cluster: endpoints to probe, client settings for the topic checks
+    and the stores to install."""
     client_properties = dict(connection)
     client_properties.update({
         'config.providers': 'file',
@@ -262,7 +275,7 @@ def cluster_summary(connection: Mapping[str, str], secrets_dir: str) -> Dict[str
         'config.providers.file.param.allowed.paths': secrets_dir,
     })
     return {'bootstrap_servers': connection['bootstrap.servers'], 'endpoints': endpoints_of(connection['bootstrap.servers']),
-            'client_properties': client_properties}
+            'client_properties': client_properties, 'store_files': store_files(cluster or {})}
 
 
 def secret_files_in(config: Mapping[str, str]) -> List[str]:

@@ -159,7 +159,7 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     # A model with errors plans nothing: no connector of it may be deployed.
     here = [] if errors else [flow for flow in planned_flows if flow['deploy_here']]
     aliases_here = sorted({alias for flow in here for alias in (flow['source'], flow['target'])})
-    summaries = {alias: cluster_summary(connections[alias], secrets_dir) for alias in aliases_here}
+    summaries = {alias: cluster_summary(connections[alias], secrets_dir, request['clusters'][alias]) for alias in aliases_here}
     connectors = [connector for flow in here for connector in flow['connectors']]
     return {
         'errors': errors.messages,
@@ -172,6 +172,7 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
         'endpoints': [dict(endpoint, alias=alias) for alias in aliases_here for endpoint in summaries[alias]['endpoints']],
         'source_aliases': sorted({flow['source'] for flow in here}),
         'secret_files': sorted({path for connector in connectors for path in connector['secret_files']}),
+        'store_files': [dict(store, alias=alias) for alias in aliases_here for store in summaries[alias]['store_files']],
         'flows_elsewhere': ['%s (Connect cluster %s)' % (flow['name'], flow['connect_cluster'])
                             for flow in planned_flows if not flow['deploy_here']],
     }

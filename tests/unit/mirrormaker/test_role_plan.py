@@ -85,6 +85,9 @@ def test_example_inventory_plans_cleanly(tmp_path: Path) -> None:
     assert plan['errors'] == []
     assert len(plan['connectors']) >= 3
     assert any('${file:' in value for connector in plan['connectors'] for value in connector['config'].values())
+    assert plan['store_files'] == [{'alias': 'emrsource', 'kind': 'truststore',
+                                    'src': str(REPO_ROOT / 'inventories' / 'example_emr' / 'files' / 'emrsource-truststore.p12'),
+                                    'dest': '/etc/kafka/connect/tls/emrsource-truststore.p12'}]
 
 
 @pytest.mark.playbook

@@ -15,7 +15,7 @@ import ssl
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -25,6 +25,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_stores import (
     check_cluster,
     java_date,
     parse_listing,
+    parse_rfc_listing,
     unreadable_reason,
 )
 
@@ -69,15 +70,32 @@ def tls_material(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str,
     make_ca(directory, 'lab-ca')
     make_ca(directory, 'other-ca')
     make_server_cert(directory, 'lab-ca', days=10)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(str(directory / 'server.pem'), str(directory / 'server.key'))
+    plain = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    plain.load_cert_chain(str(directory / 'server.pem'), str(directory / 'server.key'))
+    # A broker of mutual TLS over TLS 1.2: it ends the handshake when the client shows no certificate.
+    mutual = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(directory / 'lab-ca.pem'))
+    mutual.load_cert_chain(str(directory / 'server.pem'), str(directory / 'server.key'))
+    mutual.verify_mode = ssl.CERT_REQUIRED
+    mutual.maximum_version = ssl.TLSVersion.TLSv1_2
+    stop = threading.Event()
+    servers = [serve(plain, stop), serve(mutual, stop)]
+    yield {'dir': directory, 'port': servers[0][0], 'mutual_port': servers[1][0],
+           'lab': trust_store(directory, 'lab-ca', directory / 'lab-ca.pem'),
+           'other': trust_store(directory, 'other-ca', directory / 'other-ca.pem')}
+    stop.set()
+    for _port, thread, server in servers:
+        thread.join(timeout=5)
+        server.close()
+
+
+def serve(context: ssl.SSLContext, stop: threading.Event) -> Tuple[int, threading.Thread, socket.socket]:
+    """A TLS server on loopback that completes (or refuses) handshakes until `stop` is set."""
     server = socket.socket()
     server.bind(('127.0.0.1', 0))
     server.listen(8)
-    stop = threading.Event()
+    server.settimeout(0.2)
 
-    def serve() -> None:
-        server.settimeout(0.2)
+    def loop() -> None:
         while not stop.is_set():
             try:
                 connection, _address = server.accept()
@@ -89,14 +107,9 @@ def tls_material(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str,
             except (OSError, ssl.SSLError):
                 connection.close()
 
-    thread = threading.Thread(target=serve, daemon=True)
+    thread = threading.Thread(target=loop, daemon=True)
     thread.start()
-    yield {'dir': directory, 'port': server.getsockname()[1],
-           'lab': trust_store(directory, 'lab-ca', directory / 'lab-ca.pem'),
-           'other': trust_store(directory, 'other-ca', directory / 'other-ca.pem')}
-    stop.set()
-    thread.join(timeout=5)
-    server.close()
+    return server.getsockname()[1], thread, server
 
 
 def settings_for(store: Path, port: int, **more: str) -> Dict[str, str]:
@@ -187,3 +200,27 @@ def test_keytool_listing_and_dates_are_read() -> None:
 
 def test_bootstrap_servers_become_endpoints() -> None:
     assert bootstrap_endpoints('b-1:9094, [::1]:9095,bad,b-2:x') == [('b-1', 9094), ('::1', 9095)]
+
+
+@needs_tools
+def test_without_pythons_decoder_the_dates_come_from_keytool(tls_material: Dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.module_utils import kafka_stores  # pylint: disable=import-outside-toplevel
+    expected = check(settings_for(tls_material['lab'], tls_material['port']))
+    monkeypatch.setattr(kafka_stores, 'describe_pem', lambda pem: None)
+    assert check(settings_for(tls_material['lab'], tls_material['port'])) == expected
+
+
+def test_rfc_listing_pairs_aliases_with_their_certificates() -> None:
+    listing = ('Keystore type: PKCS12\n\nAlias name: ca-0\nEntry type: trustedCertEntry\n\n-----BEGIN CERTIFICATE-----\nAAA\n'
+               '-----END CERTIFICATE-----\n\nAlias name: client\nEntry type: PrivateKeyEntry\n'
+               '-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----\n')
+    assert parse_rfc_listing(listing) == [('ca-0', '-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----'),
+                                          ('client', '-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----')]
+
+
+@needs_tools
+def test_a_broker_that_wants_a_client_certificate_still_verifies(tls_material: Dict[str, Any]) -> None:
+    (good,) = check(settings_for(tls_material['lab'], tls_material['mutual_port']))
+    assert good['handshake'] == 'verified' and good['errors'] == []
+    (bad,) = check(settings_for(tls_material['other'], tls_material['mutual_port']))
+    assert bad['handshake'].startswith('refused: ')  # type: ignore[union-attr]

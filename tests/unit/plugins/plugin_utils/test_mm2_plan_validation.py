@@ -84,6 +84,10 @@ def test_bad_flows_are_rejected(plan_errors: PlanErrors, flows: Any, message: st
     ({'bootstrap_servers': 'b:9092', 'client_config': {'max.poll.records': 10}},
      'client_config may only hold ssl.* and sasl.* connection settings'),
     ({'bootstrap_servers': 'b:9092', 'ssl_truststore_password_key': 'k'}, 'is set without ssl_truststore_password_file'),
+    ({'bootstrap_servers': 'b:9092', 'security_protocol': 'SSL', 'ssl_truststore_src': 'files/ca.p12'},
+     'ssl_truststore_src needs ssl_truststore_location'),
+    ({'bootstrap_servers': 'b:9092', 'security_protocol': 'SSL', 'ssl_keystore_src': 'files/mm2.p12'},
+     'ssl_keystore_src needs ssl_keystore_location'),
 ])
 def test_bad_clusters_are_rejected(plan_errors: PlanErrors, lab_clusters: Dict[str, Any],
                                    cluster: Dict[str, Any], message: str) -> None:
