@@ -171,7 +171,10 @@ class StoreReader:
 
     def read(self, path: str, store_type: str, password: str) -> Tuple[Optional[str], List[Dict[str, object]], List[str]]:
         """(error, entries, PEM certificates) of a store; the error is keytool's own words. One keytool
-        run where Python decodes certificates, a second (-v) for the dates where it cannot."""
+        run where Python decodes certificates, a second (-v) for the dates where it cannot. A PEM
+        store (Kafka's ssl.*.type=PEM) is read as text: it has no store password."""
+        if store_type.upper() == 'PEM':
+            return read_pem_store(path)
         code, rfc, error = self._list(path, store_type, password, ['-rfc'])
         if code != 0:
             return _keytool_error(rfc + error), [], []
@@ -186,6 +189,17 @@ class StoreReader:
         return None, parse_listing(verbose), [pem for _alias, pem in listed]
 
 
+def read_pem_store(path: str) -> Tuple[Optional[str], List[Dict[str, object]], List[str]]:
+    """The certificates of a PEM file, each with its subject and expiry where Python can decode them."""
+    with open(path, encoding='ascii', errors='replace') as handle:
+        pems = _PEM.findall(handle.read())
+    entries: List[Dict[str, object]] = []
+    for index, pem in enumerate(pems):
+        description = describe_pem(pem) or {'subject': '', 'not_after': None}
+        entries.append(dict(description, alias='certificate %d' % (index + 1)))
+    return None, entries, pems
+
+
 def _keytool_error(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     wanted = [line for line in lines if line.startswith('keytool error')]
@@ -196,6 +210,10 @@ def handshake(host: str, port: int, pem_certificates: Sequence[str], check_hostn
     """Connect to a broker and verify its chain against these certificates: 'verified' or why not."""
     context = ssl.create_default_context(cadata='\n'.join(pem_certificates))
     context.check_hostname = check_hostname
+    # Java trusts any certificate of its trust store as an anchor (an intermediate CA too) and does
+    # not apply the RFC 5280 strictness newer Pythons default to: judge the chain as Kafka would.
+    context.verify_flags |= getattr(ssl, 'VERIFY_X509_PARTIAL_CHAIN', 0)
+    context.verify_flags &= ~getattr(ssl, 'VERIFY_X509_STRICT', 0)
     try:
         with socket.create_connection((host, port), timeout=timeout) as raw:
             with context.wrap_socket(raw, server_hostname=host):

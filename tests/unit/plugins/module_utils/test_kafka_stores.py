@@ -224,3 +224,44 @@ def test_a_broker_that_wants_a_client_certificate_still_verifies(tls_material: D
     assert good['handshake'] == 'verified' and good['errors'] == []
     (bad,) = check(settings_for(tls_material['other'], tls_material['mutual_port']))
     assert bad['handshake'].startswith('refused: ')  # type: ignore[union-attr]
+
+
+@needs_tools
+def test_a_pem_trust_store_is_read_as_text(tls_material: Dict[str, Any]) -> None:
+    """Kafka's ssl.truststore.type=PEM (the lab's): no password, the certificates of the file."""
+    pem = tls_material['dir'] / 'lab-ca.pem'
+    (report,) = check(settings_for(pem, tls_material['port'], **{'ssl.truststore.type': 'PEM', 'ssl.truststore.password': ''}))
+    assert report['errors'] == [] and report['handshake'] == 'verified'
+    assert [(certificate['alias'], certificate['subject']) for certificate in report['certificates']] == [  # type: ignore[union-attr]
+        ('certificate 1', 'CN=lab-ca')]
+    (other,) = check(settings_for(tls_material['dir'] / 'other-ca.pem', tls_material['port'], **{'ssl.truststore.type': 'pem'}))
+    assert other['handshake'].startswith('refused: ')  # type: ignore[union-attr]
+
+
+@needs_tools
+def test_a_trust_store_holding_only_the_intermediate_ca_verifies_as_java_would(tls_material: Dict[str, Any],
+                                                                                tmp_path: Path) -> None:
+    """Java takes any certificate of its trust store as an anchor; OpenSSL wants a root unless told otherwise."""
+    shutil.copy(str(tls_material['dir'] / 'lab-ca.pem'), str(tmp_path / 'lab-ca.pem'))
+    shutil.copy(str(tls_material['dir'] / 'lab-ca.key'), str(tmp_path / 'lab-ca.key'))
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=lab-intermediate', '-keyout', str(tmp_path / 'mid.key'),
+            '-out', str(tmp_path / 'mid.csr'))
+    (tmp_path / 'ca.ext').write_text('basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n')
+    openssl('x509', '-req', '-in', str(tmp_path / 'mid.csr'), '-CA', str(tmp_path / 'lab-ca.pem'), '-CAkey',
+            str(tmp_path / 'lab-ca.key'), '-CAcreateserial', '-days', '20', '-extfile', str(tmp_path / 'ca.ext'),
+            '-out', str(tmp_path / 'mid.pem'))
+    (tmp_path / 'mid-ca.pem').write_text((tmp_path / 'mid.pem').read_text())
+    (tmp_path / 'mid-ca.key').write_text((tmp_path / 'mid.key').read_text())
+    make_server_cert(tmp_path, 'mid-ca', days=15)
+    (tmp_path / 'chain.pem').write_text((tmp_path / 'server.pem').read_text() + (tmp_path / 'mid.pem').read_text())
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(str(tmp_path / 'chain.pem'), str(tmp_path / 'server.key'))
+    stop = threading.Event()
+    port, thread, server = serve(context, stop)
+    try:
+        (report,) = check(settings_for(tmp_path / 'mid.pem', port, **{'ssl.truststore.type': 'PEM'}))
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        server.close()
+    assert report['handshake'] == 'verified' and report['errors'] == []
