@@ -14,11 +14,11 @@ description:
     variable C(__kafka_broker_<name>) it fills.
   - The client listeners that are on, in the order PLAINTEXT, SASL_SSL, SSL, each with its name, protocol and port.
   - The values of C(listeners), C(advertised.listeners) (None without a client listener) and
-    C(listener.security.protocol.map): the client listeners, and the controller's listener bound after them.
+    C(listener.security.protocol.map), from the client listeners; the controller's listener is bound after them.
   - The JVM options naming the JAAS file (with the SASL_SSL listener) and krb5.conf (with GSSAPI).
-  - The role's own admin connection: the SSL listener with O(_input.admin_client_config) when it is on, else the
+  - The role's own admin connection, the SSL listener with O(_input.admin_client_config) when it is on, else the
     PLAINTEXT listener.
-  - Whether the role ships the keytab and krb5.conf: with GSSAPI, when their source on the controller is given.
+  - Whether the role ships the keytab and krb5.conf (with GSSAPI, when their source on the controller is given).
   - Switches are read as the role reads them (C(| bool)).
 options:
   _input:

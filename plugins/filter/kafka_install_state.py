@@ -14,8 +14,8 @@ description:
     whether the account exists with O(home) and O(shell) and O(group) as its primary group; the role then calls
     neither the group nor the user module.
   - A lookup that failed, or a result without C(rc) (not run), shows no account.
-  - This file also holds filter C(kafka_install_unpack_due), whether some host of the play lacks the unpacked release:
-    its input is the play's hosts, its argument C(hostvars), and it reads each host's C(__kafka_install_paths) (module
+  - This file also holds filter C(kafka_install_unpack_due), whether some host of the play lacks the unpacked release.
+    Its input is the play's hosts, its argument C(hostvars), and it reads each host's C(__kafka_install_paths) (module
     C(kafka_dr.mm2.path_info)) for a missing C(.../libs) directory.
 options:
   _input:
