@@ -261,12 +261,13 @@ def check_store(report: StoreReport, settings: Mapping[str, str], prefix: str, r
         days_left = None if not_after is None else (not_after - now).days  # type: ignore[operator]
         report.certificates.append({'alias': entry['alias'], 'subject': entry['subject'], 'days_left': days_left,
                                     'not_after': not_after.isoformat() if not_after else None})  # type: ignore[union-attr]
-        if days_left is not None and days_left < 0:
-            report.errors.append('%s: certificate %s (%s) expired on %s' % (path, entry['alias'], entry['subject'],
-                                                                              not_after.date()))  # type: ignore[union-attr]
-        elif days_left is not None and days_left < warn_days:
-            report.warnings.append('%s: certificate %s (%s) expires on %s, in %d days' % (
-                path, entry['alias'], entry['subject'], not_after.date(), days_left))  # type: ignore[union-attr]
+        if days_left is None:
+            continue
+        named = '%s: certificate %s (%s)' % (path, entry['alias'], entry['subject'])
+        if days_left < 0:
+            report.errors.append('%s expired on %s' % (named, not_after.date()))  # type: ignore[union-attr]
+        elif days_left < warn_days:
+            report.warnings.append('%s expires on %s, in %d days' % (named, not_after.date(), days_left))  # type: ignore[union-attr]
     return pems
 
 

@@ -19,7 +19,7 @@ description:
   - Passwords may be C(${file:path:key}) placeholders, read from the host's secret files as Kafka's
     C(FileConfigProvider) reads them; they never appear in the result.
   - keytool opens the stores (JKS and PKCS12), its password given in a private file, never on a command line.
-  - Reads only. A problem is reported in RV(errors), RV(warnings) and RV(stores); the module itself fails only on bad
+  - Reads only. A problem is reported in RV(errors), RV(expiring) and RV(stores); the module itself fails only on bad
     arguments, so a play can name every problem of every host before it stops.
 author:
   - kafka_dr.mm2 maintainers (!UNKNOWN)
@@ -100,7 +100,7 @@ ARGUMENT_SPEC = {
     'user': {'type': 'str', 'default': ''},
     'warn_days': {'type': 'int', 'default': 30},
     'verify_chain': {'type': 'bool', 'default': True},
-    'keytool': {'type': 'str', 'default': 'keytool'},
+    'keytool': {'type': 'str', 'default': 'keytool', 'no_log': False},
 }
 
 
