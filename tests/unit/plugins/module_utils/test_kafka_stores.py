@@ -239,8 +239,7 @@ def test_a_pem_trust_store_is_read_as_text(tls_material: Dict[str, Any]) -> None
 
 
 @needs_tools
-def test_a_trust_store_holding_only_the_intermediate_ca_verifies_as_java_would(tls_material: Dict[str, Any],
-                                                                                tmp_path: Path) -> None:
+def test_an_intermediate_ca_alone_verifies_as_java_would(tls_material: Dict[str, Any], tmp_path: Path) -> None:
     """Java takes any certificate of its trust store as an anchor; OpenSSL wants a root unless told otherwise."""
     shutil.copy(str(tls_material['dir'] / 'lab-ca.pem'), str(tmp_path / 'lab-ca.pem'))
     shutil.copy(str(tls_material['dir'] / 'lab-ca.key'), str(tmp_path / 'lab-ca.key'))
