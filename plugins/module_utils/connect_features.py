@@ -120,6 +120,15 @@ class WorkerVersion:
         reported = None if reported is None else str(reported)
         return cls(reported, kafka_version(reported))
 
+    @classmethod
+    def read(cls, client: Any, warn: Callable[[str], None]) -> 'WorkerVersion':
+        """GET / on the client's worker, warning once when the version says nothing of the features."""
+        worker = cls.of(client.worker_info())
+        warning = worker.unknown_warning()
+        if warning:
+            warn(warning)
+        return worker
+
     @property
     def known(self) -> bool:
         return self.kafka is not None

@@ -362,10 +362,7 @@ class ConnectorManager:
     def worker(self) -> WorkerVersion:
         """GET / once per run, and only when a decision depends on the version."""
         if self._worker is None:
-            self._worker = WorkerVersion.of(self.client.worker_info())
-            warning = self._worker.unknown_warning()
-            if warning:
-                self.module.warn(warning)
+            self._worker = WorkerVersion.read(self.client, self.module.warn)
         return self._worker
 
     def worker_version(self) -> Optional[Tuple[int, int]]:

@@ -201,10 +201,7 @@ class OffsetsReader:
     def worker(self) -> WorkerVersion:
         """GET / once, at the first connector whose offsets are wanted."""
         if self._worker is None:
-            self._worker = WorkerVersion.of(self.client.worker_info())
-            warning = self._worker.unknown_warning()
-            if warning:
-                self.module.warn(warning)
+            self._worker = WorkerVersion.read(self.client, self.module.warn)
         return self._worker
 
     def unavailable(self) -> None:
