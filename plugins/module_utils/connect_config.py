@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Collection, Dict, List, Mapping, Optional, Set, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import connect_string
 
@@ -23,6 +23,9 @@ _NOT_SECRET_SUFFIXES = ('.url', '.location', '.type')
 # A value made only of config provider references (${file:/path:key}, ${env:VAR} ...)
 # is resolved on the worker, so showing it leaks nothing.
 _PLACEHOLDER_ONLY_RE = re.compile(r'^\s*(\$\{[A-Za-z0-9_.-]+:[^}]*\}\s*)+$')
+# A quoted option of a JAAS line (password="..."), its escapes kept; and the escapes Kafka's parser reads.
+_JAAS_OPTION_RE = re.compile(r'([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*"((?:[^"\\\n\r]|\\.)*)"')
+_JAAS_UNESCAPES = {'n': '\n', 'r': '\r', 't': '\t'}
 
 # Removed in Kafka 4.0, with their replacements.
 REMOVED_KEYS = {
@@ -129,22 +132,44 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and bool(_PLACEHOLDER_ONLY_RE.match(value))
 
 
-def is_secret_entry(key: str, value: Any) -> bool:
-    return is_secret_key(key) and not is_placeholder(value) and value not in ('', None)
+def is_secret_entry(key: str, value: Any, secret_keys: Collection[str] = ()) -> bool:
+    """A value to hide: its key names a secret (or is one of `secret_keys`, which a caller knows to hold
+    one), and it is more than config provider references."""
+    return (key in secret_keys or is_secret_key(key)) and not is_placeholder(value) and value not in ('', None)
 
 
-def mask_config(config: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+def mask_config(config: Optional[Mapping[str, Any]], secret_keys: Collection[str] = ()) -> Dict[str, Any]:
     """Copy of a config with secret values replaced; placeholders stay visible."""
     if not config:
         return {}
-    return {key: (MASK if is_secret_entry(key, value) else value) for key, value in config.items()}
+    return {key: (MASK if is_secret_entry(key, value, secret_keys) else value) for key, value in config.items()}
 
 
-def secret_values(config: Optional[Mapping[str, Any]]) -> Set[str]:
+def jaas_unescape(text: str) -> str:
+    """A quoted JAAS option value as Kafka's parser reads it (a backslash takes the next character)."""
+    return re.sub(r'\\(.)', lambda match: _JAAS_UNESCAPES.get(match.group(1), match.group(1)), text, flags=re.DOTALL)
+
+
+def jaas_secrets(line: str) -> Set[str]:
+    """The secrets inside a JAAS line (password="...", clientSecret="..."), as written and as read,
+    so that a message quoting only the password is scrubbed too."""
+    found: Set[str] = set()
+    for option, quoted in _JAAS_OPTION_RE.findall(line):
+        if is_secret_key(option) and quoted and not is_placeholder(quoted):
+            found.update({quoted, jaas_unescape(quoted)})
+    return found
+
+
+def secret_values(config: Optional[Mapping[str, Any]], secret_keys: Collection[str] = ()) -> Set[str]:
     """Literal secret values, so the caller can scrub them from any text it outputs."""
     if not config:
         return set()
-    return {str(value) for key, value in config.items() if is_secret_entry(key, value)}
+    values: Set[str] = set()
+    for key, value in config.items():
+        if is_secret_entry(key, value, secret_keys):
+            values.add(str(value))
+            values.update(jaas_secrets(str(value)))
+    return values
 
 
 # ---- versions and removed keys -----------------------------------------------

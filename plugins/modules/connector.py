@@ -23,7 +23,10 @@ description:
   - Secret values (keys naming a password, secret, token, credential, private key, JAAS config or basic auth user
     info) are masked in the returned config, in the diff and in messages. A value made only of config provider
     references such as V(${file:/etc/kafka/secrets.properties:sasl.jaas.config}) is shown, since the worker resolves
-    it and the secret never travels through the REST API.
+    it and the secret never travels through the REST API. O(secret_keys) names further keys to treat so.
+  - A secret given in the config itself is compared with the stored one for idempotence (Kafka Connect returns it
+    in clear), but every output shows V(********) instead, the diff V(******** (changed)) when it differs; the
+    passwords inside a JAAS line are scrubbed on their own as well.
   - The worker's version is read once (C(GET /)) when a decision depends on it, and the module adapts to workers from
     Kafka 2.4 on (see RV(degraded)). A worker without the STOPPED state (before 3.5) gets the connector paused
     instead; one that ignores C(includeTasks) and C(onlyFailed) on restart (before 3.0) gets the connector and each
@@ -68,6 +71,15 @@ options:
       - Applies to O(state=present), O(state=running) and O(state=restarted).
     type: bool
     default: false
+  secret_keys:
+    description:
+      - Config keys whose values are secrets although their names do not say so, for example the keys that
+        M(kafka_dr.mm2.mm2_plan) returns in RV(kafka_dr.mm2.mm2_plan#module:connectors[].secret_keys) when
+        it puts the secret values themselves into the config.
+      - Their values are masked like those of the keys recognised by name (placeholders stay visible).
+    type: list
+    elements: str
+    default: []
   validate:
     description:
       - Before writing a config, check it with C(PUT /connector-plugins/CLASS/config/validate).
@@ -235,7 +247,7 @@ validation_errors:
 
 import json
 import time
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -247,6 +259,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import
     hide_values,
 )
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import (
+    MASK,
     ConfigError,
     check_names_agree,
     check_removed_key_conflicts,
@@ -284,6 +297,8 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         config={'type': 'raw'},
         state={'type': 'str', 'default': 'present', 'choices': ['present', 'absent', 'running', 'paused', 'stopped', 'restarted']},
         restart_failed={'type': 'bool', 'default': False},
+        # Names of config keys, not secrets themselves.
+        secret_keys={'type': 'list', 'elements': 'str', 'default': [], 'no_log': False},
         validate={'type': 'bool', 'default': True},
         wait={'type': 'bool', 'default': True},
         wait_timeout={'type': 'int', 'default': 120},
@@ -356,6 +371,7 @@ class ConnectorManager:
         self.actions: List[str] = []
         self.degraded: List[Dict[str, str]] = []
         self._worker: Optional[WorkerVersion] = None
+        self.secret_keys: Set[str] = set(module.params['secret_keys'] or [])
 
     # ---- inputs ----------------------------------------------------------
 
@@ -383,7 +399,7 @@ class ConnectorManager:
         check_names_agree(self.name, envelope_name, config)
         normalised = normalise_config(config, self.name)
         self.hide_secrets(normalised)
-        if isinstance(self.params['config'], str) and secret_values(normalised):
+        if isinstance(self.params['config'], str) and secret_values(normalised, self.secret_keys):
             # The invocation echoes the JSON text, where secrets appear escaped: hide the document whole.
             hide_values(self.module, [self.params['config']])
         if not normalised.get('connector.class'):
@@ -395,10 +411,19 @@ class ConnectorManager:
         check_exactly_once(mapped, self.worker())
         return mapped
 
-    def hide_secrets(self, config: Optional[Dict[str, str]]) -> None:
+    def hide_secrets(self, config: Optional[Mapping[str, Any]]) -> None:
         """Secret values, plain and JSON-escaped, are scrubbed from all output."""
-        values = secret_values(config)
+        values = secret_values(config, self.secret_keys)
         hide_values(self.module, values | {json.dumps(value)[1:-1] for value in values})
+
+    def hide_given_secrets(self) -> None:
+        """The secrets of the config as given, before anything can fail: a message or the invocation may echo it."""
+        given = self.params['config']
+        if isinstance(given, str) and self.secret_keys:
+            hide_values(self.module, [given])
+        if isinstance(given, Mapping):
+            config = given['config'] if isinstance(given.get('config'), Mapping) else given
+            self.hide_secrets({str(key): str(value) for key, value in config.items() if isinstance(value, (str, int, float))})
 
     def choose_run_state(self) -> None:
         """A worker without the STOPPED state (before 3.5) gets the connector paused instead."""
@@ -571,7 +596,7 @@ class ConnectorManager:
         config_after, changes = self.ensure_config(stored, desired)
         status_after = self.ensure_run_state(just_created=stored is None)
         before = self.diff_view(stored, connector_state(status_before)) if stored is not None else {}
-        after = self.diff_view(config_after, self.predicted_state(status_before, status_after))
+        after = self.diff_view(config_after, self.predicted_state(status_before, status_after), (changes or {}).get('changed', []))
         result = self.result(config_after, status_after, before, after)
         if changes is not None:
             result['config_changes'] = changes
@@ -583,6 +608,7 @@ class ConnectorManager:
         return connector_state(status_after) or connector_state(status_before) or 'RUNNING'
 
     def run(self) -> Dict[str, Any]:
+        self.hide_given_secrets()
         desired = self.desired_config() if self.state != 'absent' else None
         self.choose_run_state()
         stored = self.client.get_config(self.name)
@@ -593,14 +619,19 @@ class ConnectorManager:
 
     # ---- output ----------------------------------------------------------
 
-    def diff_view(self, config: Optional[Dict[str, str]], state: Optional[str]) -> Dict[str, Any]:
-        return {'name': self.name, 'state': state, 'config': mask_config(config)}
+    def diff_view(self, config: Optional[Dict[str, str]], state: Optional[str], changed: Iterable[str] = ()) -> Dict[str, Any]:
+        """The config with its secrets masked; a secret that changes reads so, since both sides show the mask."""
+        masked = mask_config(config, self.secret_keys)
+        for key in changed:
+            if masked.get(key) == MASK:
+                masked[key] = MASK + ' (changed)'
+        return {'name': self.name, 'state': state, 'config': masked}
 
     def result(self, config: Optional[Dict[str, str]], status: Optional[Dict[str, Any]], before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
         result: Dict[str, Any] = {
             'changed': bool(self.actions),
             'name': self.name,
-            'config': mask_config(config),
+            'config': mask_config(config, self.secret_keys),
             'status': status,
             'actions': self.actions,
             'degraded': self.degraded,

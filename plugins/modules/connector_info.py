@@ -36,6 +36,13 @@ options:
       - Also read the offsets of each connector (C(GET /connectors/NAME/offsets)).
     type: bool
     default: true
+  secret_keys:
+    description:
+      - Config keys whose values are secrets although their names do not say so (the RV(kafka_dr.mm2.mm2_plan#module:connectors[].secret_keys)
+        of a plan that puts the secret values themselves into the configs); masked like the keys recognised by name.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - kafka_dr.mm2.connect
   - kafka_dr.mm2.connect.read_only
@@ -164,6 +171,8 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         name={'type': 'list', 'elements': 'str'},
         topics={'type': 'bool', 'default': True},
         offsets={'type': 'bool', 'default': True},
+        # Names of config keys, not secrets themselves.
+        secret_keys={'type': 'list', 'elements': 'str', 'default': [], 'no_log': False},
     )
     return spec
 
@@ -227,13 +236,14 @@ def describe_connector(module: AnsibleModule, client: ConnectClient, offsets: Of
     info = expanded.get('info') or {}
     status = expanded.get('status') or {}
     config = info.get('config') or {}
-    hide_values(module, secret_values(config))
+    secret_keys = module.params['secret_keys']
+    hide_values(module, secret_values(config, secret_keys))
     return {
         'name': name,
         'type': info.get('type') or status.get('type') or 'unknown',
         'state': (status.get('connector') or {}).get('state'),
         'status': status,
-        'config': mask_config(config),
+        'config': mask_config(config, secret_keys),
         'topics': topics_of(client, name) if module.params['topics'] else None,
         'offsets': offsets.read(name) if module.params['offsets'] else None,
     }
