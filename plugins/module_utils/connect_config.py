@@ -33,6 +33,9 @@ REMOVED_KEYS = {
     'groups.blacklist': 'groups.exclude',
     'config.properties.blacklist': 'config.properties.exclude',
 }
+# The replacements arrived in Kafka 2.8 (KIP-629): MirrorMaker 2 before it reads only the old names.
+REPLACEMENTS_SINCE = (2, 8)
+MIRROR_CLASS_PREFIX = 'org.apache.kafka.connect.mirror.'
 
 _ENVELOPE_KEYS = {'name', 'config'}
 
@@ -198,18 +201,27 @@ def check_removed_key_conflicts(config: Mapping[str, Any]) -> None:
 
 
 def map_removed_keys(config: Mapping[str, Any], version: Optional[Tuple[int, int]]) -> Tuple[Dict[str, Any], List[str]]:
-    """On Kafka >= 4 rename the removed *.blacklist keys (a 4.x worker ignores them silently).
+    """Send the *.blacklist / *.exclude keys under the name the worker's MirrorMaker 2 reads (it ignores
+    the other silently): on Kafka >= 4 the removed *.blacklist keys are renamed to *.exclude; on a
+    MirrorMaker 2 connector of a worker before 2.8 the *.exclude keys are renamed to *.blacklist.
 
-    Older or unknown versions get the config unchanged. Returns (config, warnings).
+    Other and unknown versions get the config unchanged. Returns (config, warnings).
     """
     check_removed_key_conflicts(config)
+    if version is not None and version < REPLACEMENTS_SINCE and str(config.get('connector.class', '')).strip().startswith(MIRROR_CLASS_PREFIX):
+        return _renamed(config, {new: old for old, new in REMOVED_KEYS.items()},
+                        'config key %%s arrived in Kafka 2.8; sent as %%s to this %d.%d worker' % version)
     if version is None or version[0] < 4:
         return dict(config), []
+    return _renamed(config, REMOVED_KEYS, 'config key %s was removed in Kafka 4.0; sent as %s')
+
+
+def _renamed(config: Mapping[str, Any], renames: Mapping[str, str], warning: str) -> Tuple[Dict[str, Any], List[str]]:
     mapped: Dict[str, Any] = {}
     warnings: List[str] = []
     for key, value in config.items():
-        new_key = REMOVED_KEYS.get(key)
+        new_key = renames.get(key)
         if new_key:
-            warnings.append('config key %s was removed in Kafka 4.0; sent as %s' % (key, new_key))
+            warnings.append(warning % (key, new_key))
         mapped[new_key or key] = value
     return mapped, warnings

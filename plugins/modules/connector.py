@@ -19,7 +19,8 @@ description:
     trimmed, as Kafka Connect does when it loads those classes.
   - The keys C(topics.blacklist), C(groups.blacklist) and C(config.properties.blacklist), removed in Kafka 4.0, are
     sent as C(topics.exclude), C(groups.exclude) and C(config.properties.exclude) with a warning when the worker runs
-    Kafka 4 or later; older workers get them unchanged.
+    Kafka 4 or later; older workers get them unchanged. The other way round, a MirrorMaker 2 connector on a worker
+    before Kafka 2.8, which reads only the C(*.blacklist) names, gets its C(*.exclude) keys under those names, with a warning.
   - Secret values (keys naming a password, secret, token, credential, private key, JAAS config or basic auth user
     info) are masked in the returned config, in the diff and in messages. A value made only of config provider
     references such as V(${file:/etc/kafka/secrets.properties:sasl.jaas.config}) is shown, since the worker resolves

@@ -106,6 +106,19 @@ def test_map_removed_keys_by_version(utils):
         utils.map_removed_keys({'groups.blacklist': 'a', 'groups.exclude': 'b'}, (3, 9))
 
 
+def test_exclude_keys_renamed_for_mirror_maker_before_2_8(utils):
+    config = {'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector',
+              'topics.exclude': 'x', 'config.properties.exclude': 'z'}
+    mapped, warnings = utils.map_removed_keys(config, (2, 4))
+    assert mapped == {'connector.class': config['connector.class'], 'topics.blacklist': 'x', 'config.properties.blacklist': 'z'}
+    assert warnings == ['config key topics.exclude arrived in Kafka 2.8; sent as topics.blacklist to this 2.4 worker',
+                        'config key config.properties.exclude arrived in Kafka 2.8; sent as config.properties.blacklist to this 2.4 worker']
+    assert utils.map_removed_keys(config, (2, 8)) == (config, [])
+    # Only MirrorMaker 2 is known to read these names; another connector's keys are its own.
+    other = {'connector.class': 'com.example.Sink', 'topics.exclude': 'x'}
+    assert utils.map_removed_keys(other, (2, 4)) == (other, [])
+
+
 def test_load_config_document_forms(utils):
     assert utils.load_config_document({'a': '1'}) == ({'a': '1'}, None)
     assert utils.load_config_document('{"name": "n", "config": {"a": "1"}}') == ({'a': '1'}, 'n')

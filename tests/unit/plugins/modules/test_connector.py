@@ -363,6 +363,21 @@ def test_blacklist_keys_passed_through_on_kafka_3(fake, connector, version):
     assert 'blacklist' not in warning_texts(result)
 
 
+@pytest.mark.parametrize('version', ['2.4.1', '2.7.2'])
+def test_exclude_keys_sent_as_blacklist_before_kafka_2_8(fake, connector, version):
+    fake.version = version
+    config = base_config(**{'topics.exclude': '.*\\.internal', 'config.properties.exclude': 'retention\\..*'})
+    result = succeeded(connector(name='mm2-msc', config=config))
+    sent = config_writes(fake)[0].body
+    assert sent['topics.blacklist'] == '.*\\.internal' and sent['config.properties.blacklist'] == 'retention\\..*'
+    assert 'topics.exclude' not in sent and 'config.properties.exclude' not in sent
+    assert 'config.properties.exclude arrived in Kafka 2.8' in warning_texts(result)
+
+    fake.clear_requests()
+    assert succeeded(connector(name='mm2-msc', config=config))['changed'] is False
+    assert fake.writes() == []
+
+
 # ---- the user's reference document -------------------------------------------------------
 
 @pytest.mark.parametrize('version', ['3.9.0', '4.1.0'])
