@@ -16,6 +16,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     ModelErrors,
     connect_settings,
 )
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flow_options import settings_of
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import CheckedFlow, Patterns, heartbeats_alias
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import (
     OFFSET_SYNCS_LOCATION_KEY,
@@ -151,6 +152,8 @@ def render_connectors(where: str, checked: CheckedFlow, connector_prefix: str, s
         written = written_cluster(flow, kind)
         config = common_settings(flow, kind, checked.tasks_max[kind], connections[flow['source']], connections[written])
         config.update(specific[kind])
+        # The flow's own MM2 settings (mm2_flow_options): filters, timeouts, internal topics, client overrides.
+        config.update(settings_of(checked.options, kind))
         config = apply_extra_config(where, kind, config, checked.extra[kind], errors)
         secret_files = secret_files_in(config)
         connectors.append({

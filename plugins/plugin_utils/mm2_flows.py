@@ -10,7 +10,7 @@ A flow's options come from the built-in defaults, then the site's defaults
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import as_int
@@ -21,6 +21,13 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     as_pattern_list,
     deep_merge,
     without_nulls,
+)
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flow_options import (
+    OptionSettings,
+    check_extra_config_conflicts,
+    check_tuning_keys,
+    flow_option_warnings,
+    option_settings,
 )
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import HEARTBEATS_LOCATIONS, OFFSET_SYNCS_LOCATIONS, POLICY_CLASSES
 
@@ -61,6 +68,9 @@ class CheckedFlow:
     base_name: str
     # Hosts of the flow's Connect cluster; None: the hosts of the play run it.
     hosts: Optional[List[str]]
+    # MM2 settings of the options mm2_flow_options checks, per connector: setting -> (value, option).
+    options: OptionSettings = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
 
 
 def flow_label(index: int, given: Any) -> str:
@@ -253,13 +263,20 @@ def check_flow(where: str, given: Mapping[str, Any], clusters: Mapping[str, Any]
     flow = effective_flow(given, builtin_defaults, site_defaults)
     check_endpoints(where, flow, clusters, errors)
     check_choices(where, flow, errors)
+    tuning = check_tuning(where, flow, errors)
+    check_tuning_keys(where, tuning, errors)
+    extra = check_extra_config(where, flow, errors)
+    options = option_settings(where, flow, errors)
+    check_extra_config_conflicts(where, options, extra, errors)
     return CheckedFlow(
         flow=flow,
         scalars=check_scalars(where, flow, errors),
         patterns=check_patterns(where, flow, errors),
         tasks_max=check_tasks_max(where, flow, errors),
-        tuning=check_tuning(where, flow, errors),
-        extra=check_extra_config(where, flow, errors),
+        tuning=tuning,
+        extra=extra,
         base_name=flow_base_name(flow, where, errors),
         hosts=connect_cluster_hosts(where, flow, groups, errors),
+        options=options,
+        warnings=flow_option_warnings(where, flow, options),
     )

@@ -41,14 +41,17 @@ def connector_of(flow: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
 
 
 def plan_flow(index: int, given: Any, request: Mapping[str, Any], connections: Mapping[str, Dict[str, str]],
-              errors: ModelErrors) -> Optional[Dict[str, Any]]:
-    """One flow with its connectors, or None when the model has errors (they are collected)."""
+              errors: ModelErrors, warnings: Optional[List[str]] = None) -> Optional[Dict[str, Any]]:
+    """One flow with its connectors, or None when the model has errors (they are collected, and
+    the flow's warnings go to `warnings`)."""
     where = flow_label(index, given)
     if not isinstance(given, Mapping):
         errors.add(where, 'must be a mapping with at least source and target')
         return None
     checked = check_flow(where, given, request['clusters'], request['builtin_defaults'], request['site_defaults'],
                          request.get('groups') or {}, errors)
+    if warnings is not None:
+        warnings.extend(checked.warnings)
     flow = checked.flow
     if errors or flow.get('source') not in connections or flow.get('target') not in connections:
         return None
@@ -152,7 +155,8 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     check_flow_options('mm2_flow_defaults', request['site_defaults'], request['builtin_defaults'], errors)
     check_secret_file_names(request.get('secret_file_names'), errors)
     connections = cluster_connections(request['clusters'], secrets_dir, errors)
-    planned = [plan_flow(index, given, request, connections, errors) for index, given in enumerate(request['flows'])]
+    flow_warnings: List[str] = []
+    planned = [plan_flow(index, given, request, connections, errors, flow_warnings) for index, given in enumerate(request['flows'])]
     planned_flows = [flow for flow in planned if flow is not None]
     check_unique_names(planned_flows, errors)
     check_offset_syncs_topics(planned_flows, errors)
@@ -163,7 +167,7 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     connectors = [connector for flow in here for connector in flow['connectors']]
     return {
         'errors': errors.messages,
-        'warnings': identity_cycle_warnings(planned_flows),
+        'warnings': flow_warnings + identity_cycle_warnings(planned_flows),
         'flows': here,
         'connectors': connectors,
         'desired_names': [connector['name'] for connector in connectors],
