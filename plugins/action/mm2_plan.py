@@ -35,6 +35,11 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'secrets_dir': {'type': 'str', 'default': DEFAULT_SECRETS_DIR},
     'secret_file_names': {'type': 'list', 'elements': 'str', 'default': []},
     'deploy_host': {'type': 'str'},
+    # What the workers resolve placeholders with; raw, so that the model reports a wrong shape with its other problems.
+    'config_providers': {'type': 'raw'},
+    'inline_secrets': {'type': 'bool', 'default': False},
+    # The values of the secret files, read only with inline_secrets.
+    'secret_values': {'type': 'dict', 'default': {}, 'no_log': True},
     # expect, orphans and failover read a plan this plugin returned
     'plan': {'type': 'dict'},
     'topics': {'type': 'dict', 'default': {}},
@@ -75,9 +80,15 @@ def run_plan(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str,
         'secret_file_names': args['secret_file_names'],
         'deploy_host': args['deploy_host'] or task_vars.get('inventory_hostname'),
         'groups': task_vars.get('groups') or {},
+        'config_providers': args['config_providers'],
+        'inline_secrets': args['inline_secrets'],
+        'secret_values': args['secret_values'] if args['inline_secrets'] else {},
     })
     # Shown by Ansible as warnings of the task.
     result['warnings'] = result.pop('warnings')
+    if result['inline_configs']:
+        # Configs holding secret values: the task's output is hidden (its warnings stay); the registered plan keeps them.
+        result['_ansible_no_log'] = True
     return result
 
 

@@ -18,6 +18,10 @@ description:
   - O(operation=plan) checks every cluster and flow and renders, per flow, the configs of its MirrorSourceConnector,
     MirrorCheckpointConnector and MirrorHeartbeatConnector (every value a string, as Connect stores it; secrets only as
     C(${file:...}) placeholders). Every problem of the model is reported at once and fails the task.
+  - The placeholders need a C(FileConfigProvider) named C(file) on the workers that may read the secret files
+    (O(config_providers)); without one the plan refuses, naming the settings that need secrets, unless O(inline_secrets)
+    puts the values themselves into the configs to deploy (RV(inline_configs)). Then a warning says that Kafka Connect
+    keeps them in clear in its config topic, and the task's output is hidden (the registered result keeps everything).
   - O(operation=expect) takes a plan and the topics of each source cluster and returns the topics MM2 must create on
     each cluster (remote topics, checkpoints, offset syncs, heartbeats) and which connectors must have tasks.
   - O(operation=log_append_time) takes the replicated heartbeats topics that O(operation=expect) returned and the output
@@ -78,6 +82,32 @@ options:
     type: list
     elements: str
     default: []
+  config_providers:
+    description:
+      - With O(operation=plan), the config providers the target Connect cluster's workers declare (C(config.providers)
+        of their worker properties), each with its C(name), its C(class) and optionally C(allowed_paths), the paths it
+        may read (C(config.providers.<name>.param.allowed.paths), a list or one comma-separated string).
+      - The placeholders of the configs need a C(org.apache.kafka.common.config.provider.FileConfigProvider) named
+        C(file) whose C(allowed_paths), if given, hold every file they read.
+      - Omitted, the workers are taken to have the C(file) provider of role C(kafka_dr.mm2.connect_worker); an empty
+        list declares none.
+    type: raw
+  inline_secrets:
+    description:
+      - With O(operation=plan), put the values of O(secret_values) into the connector configs instead of the
+        placeholders that read them (JAAS-escaped inside a JAAS line's quotes, as the provider would resolve them), for
+        workers without a C(FileConfigProvider). Kafka Connect stores them in clear in its config topic; the task warns.
+      - The configs to deploy are then RV(inline_configs); RV(connectors) keep their placeholders, and each names the
+        keys that hold a value in RV(connectors[].secret_keys), for the O(kafka_dr.mm2.connector#module:secret_keys) of
+        the module that deploys it.
+    type: bool
+    default: false
+  secret_values:
+    description:
+      - With O(inline_secrets), the secret files' contents, file name -> mapping of key -> value (the role passes
+        C(mirrormaker_secret_files)). Ignored otherwise; never returned.
+    type: dict
+    default: {}
   deploy_host:
     description:
       - The Connect worker the plan is for; flows whose C(connect_cluster) group does not hold it are listed in
@@ -213,10 +243,15 @@ connectors:
       description: Name of the flow.
       type: str
     config:
-      description: The connector config, every value a string.
+      description: The connector config, every value a string, secrets as placeholders (see RV(inline_configs)).
       type: dict
+    secret_keys:
+      description:
+        - The keys whose values RV(inline_configs) fills with secrets (with O(inline_secrets)); empty otherwise.
+      type: list
+      elements: str
     secret_files:
-      description: Paths of the secret files its placeholders read.
+      description: Paths of the files the config to deploy reads on the workers (its placeholders, keytabs).
       type: list
       elements: str
     secret_file_names:
@@ -248,10 +283,16 @@ source_aliases:
   type: list
   elements: str
 secret_files:
-  description: Every secret file the planned configs read.
+  description: Every secret file the configs to deploy read, and those the role's own Kafka tools read with RV(clusters).
   returned: plan
   type: list
   elements: str
+inline_configs:
+  description:
+    - With O(inline_secrets), connector name -> the config to deploy instead of its RV(connectors[].config), the secret
+      values put in. Empty without O(inline_secrets) or when no config reads a secret.
+  returned: plan
+  type: dict
 store_files:
   description:
     - The key and trust stores to install from the controller (C(ssl_truststore_src), C(ssl_keystore_src) of

@@ -6,12 +6,15 @@
 plan(request) takes
 
     clusters, flows, builtin_defaults, site_defaults, connector_prefix, secrets_dir,
-    secret_file_names, deploy_host, groups
+    secret_file_names, deploy_host, groups, config_providers, inline_secrets, secret_values
 
 and returns
 
     errors, warnings, flows, connectors, desired_names, managed_pattern, clusters, endpoints,
-    source_aliases, secret_files, flows_elsewhere
+    source_aliases, secret_files, flows_elsewhere, inline_configs
+
+The connectors' configs hold secrets as ${file:...} placeholders; with inline_secrets, the configs
+to deploy, the values put in, are in inline_configs (mm2_secrets.py), and no other part holds one.
 
 With errors, nothing else is to be used: the model is wrong and nothing may change.
 """
@@ -25,10 +28,12 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
     check_secret_file_names,
     cluster_connections,
     cluster_summary,
+    secret_files_in,
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import CONNECTOR_KINDS, ModelErrors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import render_connectors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label, heartbeats_alias
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_secrets import SecretSources
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import OFFSET_SYNCS_LOCATION_KEY, ReplicationNaming
 
 DEFAULT_SECRETS_DIR = '/etc/kafka/connect/secrets'
@@ -154,6 +159,7 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     secrets_dir = request['secrets_dir']
     check_flow_options('mm2_flow_defaults', request['site_defaults'], request['builtin_defaults'], errors)
     check_secret_file_names(request.get('secret_file_names'), errors)
+    secret_sources = SecretSources(request, errors)
     connections = cluster_connections(request['clusters'], secrets_dir, errors)
     flow_warnings: List[str] = []
     planned = [plan_flow(index, given, request, connections, errors, flow_warnings) for index, given in enumerate(request['flows'])]
@@ -162,12 +168,16 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     check_offset_syncs_topics(planned_flows, errors)
     # A model with errors plans nothing: no connector of it may be deployed.
     here = [] if errors else [flow for flow in planned_flows if flow['deploy_here']]
+    # The secrets of those connectors: resolved by the workers' provider, or put in (refused when neither can be).
+    secrets = secret_sources.apply(here, connections, errors)
+    if errors:
+        here, secrets = [], {'inline_configs': {}, 'warnings': []}
     aliases_here = sorted({alias for flow in here for alias in (flow['source'], flow['target'])})
     summaries = {alias: cluster_summary(connections[alias], secrets_dir, request['clusters'][alias]) for alias in aliases_here}
     connectors = [connector for flow in here for connector in flow['connectors']]
     return {
         'errors': errors.messages,
-        'warnings': flow_warnings + identity_cycle_warnings(planned_flows),
+        'warnings': flow_warnings + identity_cycle_warnings(planned_flows) + secrets['warnings'],
         'flows': here,
         'connectors': connectors,
         'desired_names': [connector['name'] for connector in connectors],
@@ -175,8 +185,11 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
         'clusters': summaries,
         'endpoints': [dict(endpoint, alias=alias) for alias in aliases_here for endpoint in summaries[alias]['endpoints']],
         'source_aliases': sorted({flow['source'] for flow in here}),
-        'secret_files': sorted({path for connector in connectors for path in connector['secret_files']}),
+        # What the deployed configs read on the workers, and what the role's own Kafka tools read there.
+        'secret_files': sorted({path for connector in connectors for path in connector['secret_files']}
+                               | {path for summary in summaries.values() for path in secret_files_in(summary['client_properties'])}),
         'store_files': [dict(store, alias=alias) for alias in aliases_here for store in summaries[alias]['store_files']],
         'flows_elsewhere': ['%s (Connect cluster %s)' % (flow['name'], flow['connect_cluster'])
                             for flow in planned_flows if not flow['deploy_here']],
+        'inline_configs': secrets['inline_configs'],
     }
