@@ -277,6 +277,15 @@ endpoints:
   returned: plan
   type: list
   elements: dict
+broker_probes:
+  description:
+    - For each of those clusters, the options of M(kafka_dr.mm2.kafka_broker_versions) that ask its brokers for their
+      release, C(alias), C(bootstrap), C(security_protocol) and, over TLS, C(ssl_check_hostname), the trust store
+      (C(ssl_truststore_location), C(ssl_truststore_type), C(ssl_truststore_password) as its C(${file:...})
+      placeholder) and a PEM key store as C(ssl_certfile).
+  returned: plan
+  type: list
+  elements: dict
 source_aliases:
   description: Aliases of the source clusters of the planned flows.
   returned: plan

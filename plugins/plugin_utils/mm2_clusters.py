@@ -250,6 +250,28 @@ def cluster_connections(clusters: Mapping[str, Any], secrets_dir: str, errors: M
     return {str(alias): cluster_connection(str(alias), clusters[alias], secrets_dir, errors) for alias in sorted(clusters)}
 
 
+def broker_probe(alias: str, connection: Mapping[str, str]) -> Dict[str, Any]:
+    """How module kafka_broker_versions asks a cluster's brokers for their release: the bootstrap
+    servers, the security protocol and, over TLS, the host name check, the trust store (its
+    password a placeholder) and a PEM key store's client certificate. SASL needs nothing: brokers
+    answer ApiVersions before authentication."""
+    protocol = connection.get('security.protocol') or 'PLAINTEXT'
+    probe: Dict[str, Any] = {'alias': alias, 'bootstrap': connection['bootstrap.servers'].split(','), 'security_protocol': protocol}
+    if protocol not in ('SSL', 'SASL_SSL'):
+        return probe
+    probe['ssl_check_hostname'] = connection.get('ssl.endpoint.identification.algorithm', 'https').lower() == 'https'
+    if connection.get('ssl.truststore.location'):
+        probe['ssl_truststore_location'] = connection['ssl.truststore.location']
+        probe['ssl_truststore_type'] = connection.get('ssl.truststore.type', '')
+        if connection.get('ssl.truststore.password'):
+            probe['ssl_truststore_password'] = connection['ssl.truststore.password']
+    if connection.get('ssl.keystore.location') and connection.get('ssl.keystore.type', '').upper() == 'PEM':
+        probe['ssl_certfile'] = connection['ssl.keystore.location']
+        if connection.get('ssl.key.password'):
+            probe['ssl_key_password'] = connection['ssl.key.password']
+    return probe
+
+
 def endpoints_of(bootstrap_servers: str) -> List[Dict[str, Any]]:
     """host and port of each bootstrap entry ([v6] addresses without their brackets)."""
     endpoints = []

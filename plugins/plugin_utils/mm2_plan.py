@@ -25,6 +25,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
+    broker_probe,
     check_secret_file_names,
     cluster_connections,
     cluster_summary,
@@ -184,6 +185,8 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
         'managed_pattern': '^%s.+-(%s)$' % (re.escape(request['connector_prefix']), '|'.join(CONNECTOR_KINDS)),
         'clusters': summaries,
         'endpoints': [dict(endpoint, alias=alias) for alias in aliases_here for endpoint in summaries[alias]['endpoints']],
+        # What module kafka_broker_versions needs to ask each cluster's brokers for their release.
+        'broker_probes': [broker_probe(alias, connections[alias]) for alias in aliases_here],
         'source_aliases': sorted({flow['source'] for flow in here}),
         # What the deployed configs read on the workers, and what the role's own Kafka tools read there.
         'secret_files': sorted({path for connector in connectors for path in connector['secret_files']}
