@@ -40,6 +40,7 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'inline_secrets': {'type': 'bool', 'default': False},
     # The values of the secret files, read only with inline_secrets.
     'secret_values': {'type': 'dict', 'default': {}, 'no_log': True},
+    'play_hosts': {'type': 'list', 'elements': 'str'},
     # expect, orphans and failover read a plan this plugin returned
     'plan': {'type': 'dict'},
     'topics': {'type': 'dict', 'default': {}},
@@ -83,6 +84,8 @@ def run_plan(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str,
         'config_providers': args['config_providers'],
         'inline_secrets': args['inline_secrets'],
         'secret_values': args['secret_values'] if args['inline_secrets'] else {},
+        # The workers of the flows without connect_cluster: a Connect cluster of one is a warning.
+        'play_hosts': args['play_hosts'] if args['play_hosts'] is not None else task_vars.get('ansible_play_hosts_all'),
     })
     # Shown by Ansible as warnings of the task.
     result['warnings'] = result.pop('warnings')

@@ -504,6 +504,20 @@ class ClusterStatus:
     unplaced_missing: List[str] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    # Workers the cluster should have (its inventory group's size); None: as many as worker URLs.
+    expected_workers: Optional[int] = None
+
+    def worker_count(self) -> int:
+        """How many workers the cluster has: those expected (or its URLs), or more when the connectors
+        and tasks run on more (a single URL may front several workers)."""
+        ids = {connector.worker_id for connector in self.connectors}
+        ids.update(task.worker_id for connector in self.connectors for task in connector.tasks)
+        known = self.expected_workers if self.expected_workers is not None else len(self.workers)
+        return max(known, len({worker_id for worker_id in ids if worker_id}))
+
+    @property
+    def highly_available(self) -> bool:
+        return self.worker_count() != 1
 
     def worker_hosts(self) -> List[str]:
         hosts = {host_of(worker.url) for worker in self.workers}
@@ -513,8 +527,13 @@ class ClusterStatus:
         return sorted(host for host in hosts if host)
 
 
+SINGLE_WORKER = 'one worker: the Connect cluster is not highly available; while that worker is down no flow replicates'
+
+
 def evaluate_cluster(cluster: ClusterStatus, thresholds: Thresholds) -> None:
     """Problems of the cluster itself and of connectors outside any flow."""
+    if not cluster.highly_available:
+        cluster.warnings.append(SINGLE_WORKER)
     for worker in cluster.workers:
         if not worker.reachable:
             cluster.problems.append('worker %s unreachable: %s' % (worker.url, worker.detail))
@@ -582,6 +601,7 @@ def cluster_dict(cluster: ClusterStatus) -> Dict[str, Any]:
         'url': cluster.url,
         'workers': [worker.as_dict() for worker in cluster.workers],
         'connectors': [connector.as_dict() for connector in cluster.connectors],
+        'highly_available': cluster.highly_available,
         'healthy': not cluster.problems,
         'problems': list(cluster.problems),
         'warnings': list(cluster.warnings),
@@ -612,6 +632,8 @@ def connector_lines(connector: ConnectorStatus) -> List[str]:
 def cluster_lines(cluster: ClusterStatus) -> List[str]:
     answered = sum(1 for worker in cluster.workers if worker.reachable)
     lines = ['Connect cluster %s: %d of %d workers answer' % (cluster.name, answered, len(cluster.workers))]
+    if not cluster.highly_available:
+        lines.append('  ONE WORKER: not highly available; while it is down no flow replicates (give the cluster a second worker)')
     for worker in cluster.workers:
         lines.append('  worker %s  %s' % (worker.url, ('up ' + worker.detail).strip() if worker.reachable else 'UNREACHABLE ' + worker.detail))
     if cluster.listing_error:

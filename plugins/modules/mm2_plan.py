@@ -113,6 +113,14 @@ options:
       - The Connect worker the plan is for; flows whose C(connect_cluster) group does not hold it are listed in
         RV(flows_elsewhere) instead of being planned. Defaults to the task's C(inventory_hostname).
     type: str
+  play_hosts:
+    description:
+      - With O(operation=plan), the hosts of the play, which run the flows without C(connect_cluster) (the Connect workers
+        role C(kafka_dr.mm2.mirrormaker) deploys through). Defaults to the task's C(ansible_play_hosts_all).
+      - A Connect cluster of one worker, these hosts or a C(connect_cluster) group, is a warning of the task; it is not
+        highly available.
+    type: list
+    elements: str
   plan:
     description: A result of O(operation=plan) (its RV(flows), RV(managed_pattern) and RV(desired_names) are read).
       Required with O(operation=expect), O(operation=orphans) and O(operation=failover).
@@ -314,6 +322,23 @@ flows_elsewhere:
   returned: plan
   type: list
   elements: str
+connect_clusters:
+  description: The Connect clusters that run RV(flows); one of a single worker is a warning of the task (not highly available).
+  returned: plan
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The C(connect_cluster) group, or V(null) for the hosts of the play.
+      type: str
+    workers:
+      description: Its hosts, V(null) when the play's hosts are not known.
+      type: list
+      elements: str
+    flows:
+      description: Names of its flows.
+      type: list
+      elements: str
 missing_topics:
   description: With O(present), the expected topics each of those clusters lacks.
   returned: expect

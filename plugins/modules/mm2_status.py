@@ -119,6 +119,13 @@ options:
       - Count PAUSED and STOPPED connectors and tasks, and the ages of their flows, as problems rather than warnings.
     type: bool
     default: false
+  expected_workers:
+    description:
+      - Number of workers the Connect cluster has, usually the size of its inventory group. The number of worker URLs
+        (O(url)) when omitted.
+      - A cluster of one worker, unless its connectors and tasks run on more, is reported as not highly available, with a
+        line of the screen and a warning (not a problem).
+    type: int
 extends_documentation_fragment:
   - kafka_dr.mm2.connect
   - kafka_dr.mm2.connect.read_only
@@ -191,6 +198,9 @@ clusters:
       description: Each configured worker URL with C(reachable) and C(detail) (the Kafka version, or why it did not answer).
       type: list
       elements: dict
+    highly_available:
+      description: False when the cluster has one worker (O(expected_workers), else one URL, and no other worker runs a connector or task).
+      type: bool
     connectors:
       description: Every connector with C(name), C(kind) (C(source), C(checkpoint), C(heartbeat) or V(null)), C(flow), C(class), C(state),
         C(worker_id), C(trace) (first line, when failed) and C(tasks) (each C(id), C(state), C(worker_id), C(trace)).
@@ -345,6 +355,7 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         max_latency_p99_ms={'type': 'int', 'default': 60000},
         max_lag_records={'type': 'int', 'default': 0},
         fail_on_paused={'type': 'bool', 'default': False},
+        expected_workers={'type': 'int'},
     )
     return spec
 
@@ -374,6 +385,8 @@ def check_params(module: AnsibleModule) -> None:
     negative = [name for name in ('max_heartbeat_age', 'max_checkpoint_age', 'max_latency_p99_ms', 'max_lag_records') if params[name] < 0]
     if negative:
         module.fail_json(msg='thresholds cannot be negative: %s' % ', '.join(negative))
+    if params['expected_workers'] is not None and params['expected_workers'] < 1:
+        module.fail_json(msg='expected_workers must be at least 1, got %d' % params['expected_workers'])
 
 
 # ---- Kafka Connect ---------------------------------------------------------------------
@@ -400,7 +413,7 @@ def probe_workers(client: ConnectClient) -> List[Worker]:
 def read_cluster(module: AnsibleModule, client: ConnectClient) -> ClusterStatus:
     params = module.params
     name = params['cluster_name'] or url_without_credentials(client.urls[0])
-    cluster = ClusterStatus(name=name, url=None, workers=probe_workers(client))
+    cluster = ClusterStatus(name=name, url=None, workers=probe_workers(client), expected_workers=params['expected_workers'])
     try:
         expanded_all = client.list_connectors_expanded()
     except ConnectApiError as exc:

@@ -11,7 +11,7 @@ plan(request) takes
 and returns
 
     errors, warnings, flows, connectors, desired_names, managed_pattern, clusters, endpoints,
-    source_aliases, secret_files, flows_elsewhere, inline_configs
+    source_aliases, secret_files, flows_elsewhere, connect_clusters, inline_configs
 
 The connectors' configs hold secrets as ${file:...} placeholders; with inline_secrets, the configs
 to deploy, the values put in, are in inline_configs (mm2_secrets.py), and no other part holds one.
@@ -32,6 +32,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
     secret_files_in,
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import CONNECTOR_KINDS, ModelErrors
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connect_clusters import connect_clusters_of, single_worker_warnings
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import render_connectors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label, heartbeats_alias
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_secrets import SecretSources
@@ -176,9 +177,11 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     aliases_here = sorted({alias for flow in here for alias in (flow['source'], flow['target'])})
     summaries = {alias: cluster_summary(connections[alias], secrets_dir, request['clusters'][alias]) for alias in aliases_here}
     connectors = [connector for flow in here for connector in flow['connectors']]
+    # The Connect clusters of those flows (play_hosts: the workers of the flows without connect_cluster).
+    connect_clusters = connect_clusters_of(here, request.get('groups') or {}, request.get('play_hosts'))
     return {
         'errors': errors.messages,
-        'warnings': flow_warnings + identity_cycle_warnings(planned_flows) + secrets['warnings'],
+        'warnings': flow_warnings + identity_cycle_warnings(planned_flows) + secrets['warnings'] + single_worker_warnings(connect_clusters),
         'flows': here,
         'connectors': connectors,
         'desired_names': [connector['name'] for connector in connectors],
@@ -194,5 +197,6 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
         'store_files': [dict(store, alias=alias) for alias in aliases_here for store in summaries[alias]['store_files']],
         'flows_elsewhere': ['%s (Connect cluster %s)' % (flow['name'], flow['connect_cluster'])
                             for flow in planned_flows if not flow['deploy_here']],
+        'connect_clusters': connect_clusters,
         'inline_configs': secrets['inline_configs'],
     }

@@ -77,6 +77,19 @@ def test_model_warnings_become_task_warnings() -> None:
     assert len(result['warnings']) == 1 and 'cannot detect loops' in result['warnings'][0]
 
 
+def test_a_connect_cluster_of_one_worker_is_a_task_warning() -> None:
+    one_worker = dict(TASK_VARS, ansible_play_hosts_all=['task-1-1'])
+    result = run(plan_args(), task_vars=one_worker)
+    assert not result.get('failed')
+    assert result['warnings'] == ["Connect cluster of the play's hosts has one worker, task-1-1: it is not highly available; "
+                                  'while that worker is down, flow src-dst replicates nothing. Give it a second worker.']
+    assert result['connect_clusters'] == [{'name': None, 'workers': ['task-1-1'], 'flows': ['src-dst']}]
+    two_workers = dict(TASK_VARS, ansible_play_hosts_all=['task-1-1', 'task-1-2'])
+    assert run(plan_args(), task_vars=two_workers)['warnings'] == []
+    # play_hosts given to the task wins over the play's.
+    assert run(plan_args(play_hosts=['task-1-1', 'task-1-2']), task_vars=one_worker)['warnings'] == []
+
+
 def test_expect_and_orphans_read_a_plan() -> None:
     planned = run(plan_args())
     expected = run({'operation': 'expect', 'plan': planned, 'topics': {'src': ['foo.orders', 'bar']}, 'timeout_seconds': 30})

@@ -25,6 +25,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     by_flow,
     checkpoint_writes_query,
     cluster_dict,
+    cluster_lines,
     collect_findings,
     down_instances,
     evaluate_cluster,
@@ -346,6 +347,21 @@ def test_cluster_rules():
     listing = ClusterStatus('lab', None, listing_error='GET /connectors failed (no HTTP response): no worker reachable')
     evaluate_cluster(listing, Thresholds())
     assert listing.problems == ['no worker listed the connectors: GET /connectors failed (no HTTP response): no worker reachable']
+
+
+def test_a_cluster_of_one_worker_is_not_highly_available():
+    one = ClusterStatus('lab', 'https://task-1-1:8083', workers=[Worker('https://task-1-1:8083', True, 'Kafka 4.1.0')])
+    evaluate_cluster(one, Thresholds())
+    assert not one.highly_available and one.problems == []
+    assert one.warnings == ['one worker: the Connect cluster is not highly available; while that worker is down no flow replicates']
+    assert cluster_dict(one)['highly_available'] is False
+    assert cluster_lines(one)[1].startswith('  ONE WORKER: not highly available')
+    # The inventory group's size decides over the URLs given ...
+    assert ClusterStatus('lab', None, workers=one.workers, expected_workers=3).highly_available
+    assert not ClusterStatus('lab', None, workers=one.workers * 2, expected_workers=1).highly_available
+    # ... unless connectors and tasks run on more workers than that (one URL in front of several).
+    spread = parse_connectors(lab_flow(), 'mm2-')
+    assert ClusterStatus('lab', None, workers=one.workers, connectors=spread, expected_workers=1).highly_available
 
 
 # ---- output ---------------------------------------------------------------------------

@@ -61,7 +61,8 @@ def status(run_module: Any, fake: Any, prometheus_url: str = '', **args: Any) ->
 def test_healthy_flow_with_metrics(fake, prometheus, run_module):
     deploy_flow(fake)
     serve_fresh_metrics(prometheus)
-    result = status(run_module, fake, prometheus.url, age_step=5)
+    # The group has two workers; the fake answers for the cluster at one URL.
+    result = status(run_module, fake, prometheus.url, age_step=5, expected_workers=2)
     assert not result.get('failed'), result.get('msg')
     assert result['changed'] is False
     assert result['healthy'] is True, result['problems']
@@ -129,7 +130,7 @@ def test_paused_flow_is_a_warning(fake, prometheus, run_module):
 
 def test_without_prometheus_reports_rest_state_with_a_warning(fake, prometheus, run_module):
     deploy_flow(fake)
-    result = status(run_module, fake)
+    result = status(run_module, fake, expected_workers=2)
     assert result['healthy'] is True
     assert result['metrics_read'] is False
     assert result['queries'] == {}
@@ -137,6 +138,26 @@ def test_without_prometheus_reports_rest_state_with_a_warning(fake, prometheus, 
         'mm2-lab: metrics not read: prometheus_url is empty, so heartbeat, checkpoint, latency and lag were not checked']
     assert '  metrics       not read (no Prometheus URL)' in result['screen']
     assert prometheus.requests == []
+
+
+def test_one_worker_is_reported_not_highly_available(fake, prometheus, run_module):
+    deploy_flow(fake)
+    result = status(run_module, fake)
+    assert result['healthy'] is True
+    assert result['clusters'][0]['highly_available'] is False
+    assert 'mm2-lab: one worker: the Connect cluster is not highly available; while that worker is down no flow replicates' in \
+        result['status_warnings']
+    assert result['screen'][1] == ('  ONE WORKER: not highly available; while it is down no flow replicates '
+                                   '(give the cluster a second worker)')
+    two = status(run_module, fake, expected_workers=2)
+    assert two['clusters'][0]['highly_available'] is True
+    assert not any('ONE WORKER' in line for line in two['screen'])
+
+
+def test_expected_workers_below_one_is_refused(fake, run_module):
+    result = status(run_module, fake, expected_workers=0)
+    assert result['failed'] is True and 'expected_workers must be at least 1, got 0' in result['msg']
+    assert fake.requests == []
 
 
 def test_no_worker_answers_is_reported_not_raised(run_module, closed_port_url):
