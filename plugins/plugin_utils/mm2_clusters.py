@@ -291,11 +291,14 @@ def cluster_summary(connection: Mapping[str, str], secrets_dir: str, cluster: Op
     """What the role needs per cluster: endpoints to probe, client settings for the topic checks
     and the stores to install."""
     client_properties = dict(connection)
-    client_properties.update({
-        'config.providers': 'file',
-        'config.providers.file.class': FILE_CONFIG_PROVIDER,
-        'config.providers.file.param.allowed.paths': secrets_dir,
-    })
+    # Only where a value reads a secret file: the provider refuses to start when its allowed path
+    # is missing, as on a Connect node the collection did not build and that holds no secrets.
+    if any('${file:' in str(value) for value in connection.values()):
+        client_properties.update({
+            'config.providers': 'file',
+            'config.providers.file.class': FILE_CONFIG_PROVIDER,
+            'config.providers.file.param.allowed.paths': secrets_dir,
+        })
     return {'bootstrap_servers': connection['bootstrap.servers'], 'endpoints': endpoints_of(connection['bootstrap.servers']),
             'client_properties': client_properties, 'store_files': store_files(cluster or {})}
 

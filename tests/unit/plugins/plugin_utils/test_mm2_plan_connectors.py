@@ -195,6 +195,14 @@ def test_secrets_are_placeholders_resolved_on_the_workers(plan_ok: PlanOk, lab_c
     assert {connector['kind']: connector['secret_file_names'] for connector in result['connectors']} == {
         'source': ['dst.properties'], 'checkpoint': ['dst.properties'], 'heartbeat': []}
     assert result['clusters']['dst']['client_properties']['config.providers'] == 'file'
+
+
+def test_client_settings_without_secrets_declare_no_config_provider(plan_ok: PlanOk) -> None:
+    """A worker that holds no secret may lack the secrets directory, where the provider would not start."""
+    clusters = {'src': {'bootstrap_servers': 'old-1:9092'}, 'dst': {'bootstrap_servers': 'new-1:9092'}}
+    properties = plan_ok(clusters=clusters)['clusters']['src']['client_properties']
+    assert properties['bootstrap.servers'] == 'old-1:9092'
+    assert not any(key.startswith('config.providers') for key in properties), properties
     assert result['clusters']['dst']['client_properties']['sasl.jaas.config'] == jaas
 
 
