@@ -195,6 +195,7 @@ def test_secrets_are_placeholders_resolved_on_the_workers(plan_ok: PlanOk, lab_c
     assert {connector['kind']: connector['secret_file_names'] for connector in result['connectors']} == {
         'source': ['dst.properties'], 'checkpoint': ['dst.properties'], 'heartbeat': []}
     assert result['clusters']['dst']['client_properties']['config.providers'] == 'file'
+    assert result['clusters']['dst']['client_properties']['sasl.jaas.config'] == jaas
 
 
 def test_client_settings_without_secrets_declare_no_config_provider(plan_ok: PlanOk) -> None:
@@ -203,7 +204,6 @@ def test_client_settings_without_secrets_declare_no_config_provider(plan_ok: Pla
     properties = plan_ok(clusters=clusters)['clusters']['src']['client_properties']
     assert properties['bootstrap.servers'] == 'old-1:9092'
     assert not any(key.startswith('config.providers') for key in properties), properties
-    assert result['clusters']['dst']['client_properties']['sasl.jaas.config'] == jaas
 
 
 def test_plain_mechanism_uses_the_plain_login_module(plan_ok: PlanOk, lab_clusters: Dict[str, Any]) -> None:
