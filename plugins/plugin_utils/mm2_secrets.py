@@ -48,8 +48,6 @@ PROVIDER_OPTIONS = ('name', 'class', 'allowed_paths')
 # config.providers is a comma-separated list, and a placeholder ends the name at its first colon.
 PROVIDER_NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]*$')
 JAVA_CLASS_RE = re.compile(r'^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$')
-# Prefixes under which the connectors carry a cluster's connection settings.
-CONNECTION_PREFIXES = ('source.cluster.', 'target.cluster.', 'producer.override.')
 # What the plan assumes when it is not told: the provider role connect_worker configures.
 DEFAULT_PROVIDERS = ({'name': FILE_PROVIDER_NAME, 'class': FILE_CONFIG_PROVIDER},)
 
@@ -168,13 +166,15 @@ def describe_readers(readers: Set[Tuple[str, str]]) -> str:
 
 def reader_of(flow: Mapping[str, Any], connector: Mapping[str, Any], key: str, value: str,
               connections: Mapping[str, Mapping[str, str]]) -> Tuple[str, str]:
-    """Who needs a setting's secret: the cluster whose connection setting it is, else the connector itself."""
-    for prefix in CONNECTION_PREFIXES:
+    """Who needs a setting's secret: the cluster whose connection setting it is, else the connector itself.
+
+    source.cluster.* is the flow's source; target.cluster.* and producer.override.* are the cluster the
+    connector writes into (the heartbeat connector's may be the source)."""
+    written = flow.get('heartbeats_cluster') if connector.get('kind') == 'heartbeat' else flow['target']
+    for prefix, alias in (('source.cluster.', flow['source']), ('target.cluster.', written), ('producer.override.', written)):
         setting = key[len(prefix):]
-        if key.startswith(prefix):
-            for alias in (flow['source'], flow['target']):
-                if connections.get(alias, {}).get(setting) == value:
-                    return 'cluster %s' % alias, setting
+        if key.startswith(prefix) and connections.get(str(alias), {}).get(setting) == value:
+            return 'cluster %s' % alias, setting
     return 'connector %s' % connector['name'], key
 
 

@@ -216,3 +216,11 @@ def test_secret_values_are_not_read_unless_opted_in(secure: Plan) -> None:
     result = secure(secret_values=VALUES)
     assert result['errors'] == [] and result['inline_configs'] == {}
     assert not any(secret in json.dumps(result) for secret in ALL_SECRETS)
+
+
+def test_clusters_sharing_a_secret_are_both_named(plan_errors: Callable[..., str]) -> None:
+    secured = {'security_protocol': 'SASL_PLAINTEXT', 'sasl_mechanism': 'PLAIN', 'sasl_username': 'mm2',
+               'sasl_password_file': 'mm2.properties'}
+    clusters = {'src': dict(secured, bootstrap_servers='src:9094'), 'dst': dict(secured, bootstrap_servers='dst:9094')}
+    message = plan_errors(clusters=clusters, config_providers=[])
+    assert 'needed by cluster dst (sasl.jaas.config); cluster src (sasl.jaas.config); but' in message
