@@ -30,7 +30,7 @@ export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
-	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check \
+	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
@@ -86,7 +86,7 @@ lab-deploy: lab
 
 # The default lab's tests: the drill suites under tests/integration/ (ha, kerberos, rotation) run
 # on labs or schedules of their own, below.
-DRILL_SUITES := ha kerberos rotation
+DRILL_SUITES := ha kerberos rotation compat
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml \
 		$(DRILL_SUITES:%=--ignore=tests/integration/%) tests/integration
@@ -114,6 +114,13 @@ integration-ha-fresh integration-krb-fresh: integration-%-fresh:
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* integration-$*-tests
 	@$(MAKE) --no-print-directory LAB_SHAPE=$* lab-down >/dev/null
+
+# The version matrix (tests/integration/compat, docs/compatibility.md), beside the default lab: one-node
+# clusters of Kafka 2.4.1 (ZooKeeper), 3.9.1 and 4.4.0 (KRaft) started from unmodified distributions,
+# flows between them through the lab's Connect and through a plain connect-distributed 3.9.1.
+# Figures in build/compat-figures.jsonl.
+compat: lab-deploy
+	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/compat
 
 integration-ha-tests:
 	$(PYTEST) -q -s --durations=10 tests/integration/ha
