@@ -100,7 +100,7 @@ options:
 extends_documentation_fragment:
   - kafka_dr.mm2.attributes.read_only
 notes:
-  - The estimate is a lower bound with the granularity of RV(clusters.at_least); a release that added none of the four
+  - The estimate is a lower bound, as fine as the releases listed under O(floor); a release that added none of the four
     API versions (such as 2.5 or 3.6) answers as the release before it.
   - A client certificate in a JKS or PKCS12 key store cannot be presented; a listener that asks for one then gives
     C(unknown).
