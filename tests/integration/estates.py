@@ -152,7 +152,16 @@ def start_broker(name: str, version: str, timeout: float = 240) -> str:
                        interval=3)
     except AssertionError:
         raise AssertionError(f"Kafka {version} on {name} did not start:\n{log_tail(name, '/var/log/kafka-broker.log')}")
+    assert_release(name, "/var/log/kafka-broker.log", version)
     return name
+
+
+def assert_release(name: str, log: str, version: str) -> None:
+    """The process serves as the release it was meant to: Kafka logs its version as it starts."""
+    done = subprocess.run(["docker", "exec", name, "grep", "-c", f"Kafka version: {version}", log], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise AssertionError(f"{name} does not log 'Kafka version: {version}':\n{log_tail(name, log)}")
 
 
 def log_tail(name: str, path: str, lines: int = 40) -> str:
@@ -206,4 +215,5 @@ def start_connect(name: str, version: str, bootstrap: str, group: str, timeout: 
         lab.wait_until(lambda: rest_root(name), timeout, f"Kafka Connect {version} on {name}", interval=3)
     except AssertionError:
         raise AssertionError(f"Kafka Connect {version} on {name} did not start:\n{log_tail(name, '/var/log/connect.log')}")
+    assert_release(name, "/var/log/connect.log", version)
     return f"http://{name}:{CONNECT_PORT}"

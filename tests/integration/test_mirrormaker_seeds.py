@@ -3,8 +3,10 @@ credentials substituted as its README lists) deploys through kafka_dr.mm2.connec
 source connectors replicate, checkpoint connectors run (and checkpoint a group where their
 config allows), heartbeat connectors write heartbeats.
 
-Seeds 000 and 003 (the EMR guides) mirror a one-node PLAINTEXT broker this module starts
-(`seed-src-kafka-1`) into dst, the Kafka cluster behind the lab's Connect workers, as they expect.
+Seeds 000 and 003 (the EMR guides) mirror a one-node PLAINTEXT cluster this module starts
+(`seed-src-kafka-1`) at the guides' release, Kafka 2.4.1 in ZooKeeper mode (tests/integration/estates.py;
+the one cell of the version matrix, `make compat`, inside `make test`), into dst, the Kafka cluster
+behind the lab's Connect workers, as they expect.
 Their `^foo.*` then sees only the test's own topics, whatever the lab holds (the demo's
 foo.orders, other tests' topics). The secured lab adds its client settings (SASL_SSL as User:mm2,
 the password a ${file:...} placeholder) to the target side of their configs and grants, for the
@@ -31,7 +33,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import
     map_removed_keys,
     normalise_config,
 )
-from tests.integration import lab
+from tests.integration import estates, lab
 
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
 DEPLOY = "tests/integration/fixtures/deploy_connectors.yml"
@@ -39,6 +41,8 @@ DEPLOY = "tests/integration/fixtures/deploy_connectors.yml"
 RUN_ID = f"{time.strftime('%Y%m%d%H%M%S')}{uuid.uuid4().hex[:4]}"
 TARGET = lab.TARGET_BROKER
 EMR_SOURCE = "seed-src-kafka-1"
+# "Kafka 2.12_2.4.1 or later", as the EMR guides put it.
+EMR_RELEASE = "2.4.1"
 SASL_SOURCE = "sasl-src-kafka-1"
 SASL_TARGET = "sasl-dst-kafka-1"
 SEED_SECRETS_FILE = "/etc/kafka/connect/secrets/seed-001.properties"
@@ -195,7 +199,10 @@ def remove_all(connectors: list[SeedConnector]) -> None:
 
 @pytest.fixture(scope="module")
 def emr_source(lab_brokers: tuple[str, str]) -> Iterator[str]:
-    yield from lab.temporary_broker(EMR_SOURCE)
+    try:
+        yield estates.start_broker(EMR_SOURCE, EMR_RELEASE)
+    finally:
+        lab.remove_container(EMR_SOURCE)
 
 
 def emr_remote_topics(alias: str) -> list[str]:
