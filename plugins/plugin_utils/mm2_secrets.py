@@ -250,20 +250,20 @@ class SecretSources:
         if problem is None:
             return
         readers = describe_readers(set().union(*unresolved.values()))
+        properties = worker_properties(self.providers, self.secrets_dir)
         if self.inline:
             missing = ', '.join('%s:%s' % (relative_to(self.secrets_dir, [path])[0], key) for path, key in sorted(unresolved))
-            errors.add(INLINE_VARIABLE, 'the values come from %s, which lacks %s, read by %s; and %s to read them from the '
-                       'workers\' files. Add them to %s, or configure a FileConfigProvider on every worker (%s), restart '
-                       'the workers and declare it in %s' % (VALUES_VARIABLE, missing, readers, problem, VALUES_VARIABLE,
-                                                            worker_properties(self.providers, self.secrets_dir), PROVIDERS_VARIABLE))
+            errors.add(INLINE_VARIABLE, 'the values come from %s, which lacks %s, read by %s; nor can the workers read them '
+                       'from their files: %s. Add them to %s, or configure a FileConfigProvider on every worker (%s), '
+                       'restart the workers and declare it in %s' % (
+                           VALUES_VARIABLE, missing, readers, problem, VALUES_VARIABLE, properties, PROVIDERS_VARIABLE))
             return
         errors.add(PROVIDERS_VARIABLE, 'the connector configs read secrets through ${file:...} placeholders, needed by %s; '
                    'but %s, so Kafka Connect would hand the placeholders to the Kafka clients as they are and the logins '
                    'would fail. Either configure a FileConfigProvider on every worker (%s), restart the workers and declare '
                    'it in %s, or set %s: true to put the values of %s into the connector configs themselves (Kafka Connect '
                    'then keeps them in clear in its config topic)' % (
-                       readers, problem, worker_properties(self.providers, self.secrets_dir), PROVIDERS_VARIABLE,
-                       INLINE_VARIABLE, VALUES_VARIABLE))
+                       readers, problem, properties, PROVIDERS_VARIABLE, INLINE_VARIABLE, VALUES_VARIABLE))
 
     @staticmethod
     def warnings(inline_configs: Mapping[str, Any]) -> List[str]:
