@@ -192,7 +192,9 @@ EXAMPLES = r'''
   kafka_dr.mm2.connector:
     url: http://127.0.0.1:8083
     name: "{{ item.name }}"
-    config: "{{ item.config }}"
+    # With inline_secrets, the config holding the values, and the keys to mask.
+    config: "{{ mm2_plan.inline_configs[item.name] | default(item.config) }}"
+    secret_keys: "{{ item.secret_keys }}"
   loop: "{{ mm2_plan.connectors }}"
   loop_control:
     label: "{{ item.name }}"
