@@ -190,6 +190,26 @@ def feature_report(worker: WorkerVersion, plugin_classes: Optional[Iterable[str]
     return report
 
 
+# ---- client overrides ------------------------------------------------------------------------
+
+# KIP-458 added connector.client.config.override.policy in 2.3 with the default None; KIP-722 made
+# the default All in 3.0. The MirrorMaker 2 connectors of this collection carry producer.override.*.
+OVERRIDE_POLICY_DEFAULT_ALL = (3, 0)
+OVERRIDE_POLICY_REFUSAL = 'policy does not allow'
+
+
+def override_policy_hint(worker: WorkerVersion, messages: Iterable[str]) -> Optional[str]:
+    """What to do when the worker's override policy refused client overrides in a validation."""
+    if not any(OVERRIDE_POLICY_REFUSAL in message for message in messages):
+        return None
+    default = ('defaults connector.client.config.override.policy to None before 3.0 (3.0 made it All)'
+               if worker.kafka is not None and worker.kafka < OVERRIDE_POLICY_DEFAULT_ALL
+               else 'is configured with a connector.client.config.override.policy that refuses them')
+    return ('Kafka Connect %s %s; the connector sets client overrides (*.override.*): set '
+            'connector.client.config.override.policy=All on every worker of the Connect cluster and restart '
+            'them, or leave the overrides out of the flow' % (worker.text(), default))
+
+
 # ---- exactly-once source -------------------------------------------------------------------
 
 def requires_exactly_once(config: Mapping[str, Any]) -> bool:

@@ -281,6 +281,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features impo
     check_mirror_plugin,
     degradation,
     degradation_warning,
+    override_policy_hint,
 )
 
 # The connector state each module state leads to (present keeps whatever runs).
@@ -440,8 +441,10 @@ class ConnectorManager:
             return
         errors = validation_errors(report)
         listing = '; '.join('%s: %s' % (field, ' '.join(messages)) for field, messages in errors.items())
+        hint = override_policy_hint(self.worker(), [message for messages in errors.values() for message in messages])
         self.module.fail_json(
-            msg='connector %s: config is invalid, nothing written (%d error(s)): %s' % (self.name, report['error_count'], listing),
+            msg='connector %s: config is invalid, nothing written (%d error(s)): %s%s' % (
+                self.name, report['error_count'], listing, '. ' + hint if hint else ''),
             validation_errors=errors,
         )
 

@@ -551,3 +551,17 @@ def test_mirror_plugin_by_alias_on_emr_version(versioned, old_connector):
     versioned.version = '2.4.1'
     result = succeeded(old_connector(name='mm2-msc', config=base_config(**{'connector.class': 'MirrorSource'})))
     assert result['actions'] == ['created'] and result['degraded'] == []
+
+
+@pytest.mark.parametrize('version', ['2.8.2', '3.9.1'])
+def test_a_refused_client_override_names_the_policy_to_set(versioned, old_connector, version):
+    """Before 3.0 a worker refuses every *.override.* by default; the failure says what to set."""
+    versioned.version = version
+    refused = "The 'None' policy does not allow 'bootstrap.servers' to be overridden in the connector configuration."
+    versioned.validation_errors = {'producer.override.bootstrap.servers': [refused]}
+    result = old_connector(name='mm2-msc', config=base_config(**{'producer.override.bootstrap.servers': 'dst:9092'}))
+    assert result['failed'] is True
+    assert refused in result['msg']
+    assert 'set connector.client.config.override.policy=All on every worker' in result['msg']
+    assert ('defaults connector.client.config.override.policy to None before 3.0' in result['msg']) is (version == '2.8.2')
+    assert versioned.writes() == []
