@@ -44,6 +44,8 @@ class Release:
     version: str
     scala: str
     flavour: str = "broker"
+    # The topic tool's class: moved from core to the tools module in 3.5.
+    topic_command: str = "org.apache.kafka.tools.TopicCommand"
 
     @property
     def zookeeper(self) -> bool:
@@ -61,7 +63,10 @@ class Release:
 
 RELEASES = {
     # The reference guides' floor: EMR's "Kafka 2.12_2.4.1", ZooKeeper mode.
-    "2.4.1": Release("2.4.1", "2.12"),
+    "2.4.1": Release("2.4.1", "2.12", "broker", "kafka.admin.TopicCommand"),
+    # The oldest Connect whose MirrorMaker 2 Maven Central serves (no stop endpoint, no restart of
+    # tasks with their connector): ZooKeeper brokers, a plain connect-distributed.
+    "2.8.2": Release("2.8.2", "2.13", "full", "kafka.admin.TopicCommand"),
     # The last 3.x line, KRaft; with Connect, for the plain connect-distributed.
     "3.9.1": Release("3.9.1", "2.13", "full"),
     # The newest release.
@@ -200,15 +205,16 @@ def rest_root(name: str) -> Optional[dict[str, Any]]:
         return None
 
 
-def start_connect(name: str, version: str, bootstrap: str, group: str, timeout: float = 300) -> str:
+def start_connect(name: str, version: str, bootstrap: str, group: str, timeout: float = 300,
+                  settings: Optional[dict[str, Any]] = None) -> str:
     """A plain `connect-distributed` worker of `version` (ConnectDistributed with the distribution's
-    settings), its REST API at http://name:8083 without authentication. Returns the URL."""
+    settings and `settings`), its REST API at http://name:8083 without authentication. Returns the URL."""
     release = RELEASES[version]
     if release.flavour != "full":
         raise ValueError(f"Kafka {version} is assembled without Connect")
     _container(name)
     _install(name, release)
-    _write(name, "/etc/kafka/connect-distributed.properties", _properties(connect_settings(name, bootstrap, group)))
+    _write(name, "/etc/kafka/connect-distributed.properties", _properties(dict(connect_settings(name, bootstrap, group), **(settings or {}))))
     _java(name, release, "org.apache.kafka.connect.cli.ConnectDistributed", "/etc/kafka/connect-distributed.properties",
           log="/var/log/connect.log")
     try:

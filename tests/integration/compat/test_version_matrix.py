@@ -41,7 +41,6 @@ TIMEOUT = 300
 REPORTS = lab.REPO_ROOT / "build" / f"compat-{RUN_ID}"
 FIGURES_FILE = lab.REPO_ROOT / "build" / "compat-figures.jsonl"
 PLAIN_CONNECT = "compat-connect-1"
-PLAIN_CONNECT_VERSION = "3.9.1"
 
 
 @dataclass(frozen=True)
@@ -82,8 +81,16 @@ class Cell:
 CELLS = (
     Cell("2.4.1", "4.4.0", "lab"),  # an old source into a new target
     Cell("4.4.0", "2.4.1", "lab"),  # a new source into an old target
-    Cell("2.4.1", "3.9.1", PLAIN_CONNECT_VERSION),  # connectors only, on a Connect we did not build
+    # Connectors only, on a Connect the collection did not build, backed by the flow's target
+    # (as MM2 on Connect is deployed): the last 3.x, and the oldest MM2 that can be had.
+    Cell("2.4.1", "3.9.1", "3.9.1"),
+    Cell("3.9.1", "2.4.1", "2.8.2"),
 )
+# Before 3.0 a worker refuses client overrides unless told otherwise; the flows' connectors carry
+# producer.override.* (docs/compatibility.md).
+WORKER_SETTINGS = {"2.8.2": {"connector.client.config.override.policy": "All"}}
+# Failover stops the connectors where Connect has the stop endpoint (3.5), pauses them before.
+STOPPED_STATE = {"lab": "STOPPED", "3.9.1": "STOPPED", "2.8.2": "PAUSED"}
 
 
 def broker_name(version: str) -> str:
@@ -101,12 +108,13 @@ def brokers(lab_brokers: tuple[str, str]) -> Iterator[dict[str, str]]:
             lab.remove_container(broker_name(version))
 
 
-@pytest.fixture(scope="module")
-def plain_connect(brokers: dict[str, str]) -> Iterator[str]:
-    """A plain connect-distributed 3.9.1 backed by the 3.9.1 cluster (the target of its cell)."""
+@pytest.fixture
+def plain_connect(brokers: dict[str, str], request: pytest.FixtureRequest) -> Iterator[str]:
+    """A plain connect-distributed of the cell's release, backed by the cell's target cluster."""
+    cell: Cell = request.node.callspec.params["cell"]
     try:
-        yield estates.start_connect(PLAIN_CONNECT, PLAIN_CONNECT_VERSION, f"{brokers[PLAIN_CONNECT_VERSION]}:9092",
-                                    "compat-connect")
+        yield estates.start_connect(PLAIN_CONNECT, cell.connect, f"{brokers[cell.target]}:9092",
+                                    f"compat-connect-{cell.alias('connect')}", settings=WORKER_SETTINGS.get(cell.connect))
     finally:
         lab.remove_container(PLAIN_CONNECT)
 
@@ -145,14 +153,17 @@ def brownfield_inventory(cell: Cell, directory: Path) -> Path:
     """The inventory of an estate whose Connect the collection did not build: its one worker in
     connect_workers, its REST URL, no REST account, the account its worker runs as (root here);
     the topic checks and the failover module use the node's own Kafka."""
-    home = estates.RELEASES[cell.connect].home
+    release = estates.RELEASES[cell.connect]
+    home = release.home
     java_tool = ["java", "-cp", f"{home}/libs/*"]
     inventory = {"all": {"children": {"connect_workers": {"hosts": {PLAIN_CONNECT: {
         "ansible_connection": "community.docker.docker", "ansible_python_interpreter": "/usr/bin/python3",
         "mirrormaker_connect_url": [f"http://{PLAIN_CONNECT}:{estates.CONNECT_PORT}"],
         "mirrormaker_connect_username": "",
         "mirrormaker_secrets_group": "root", "mirrormaker_keytab_owner": "root",
-        "mirrormaker_topic_command": [*java_tool, "org.apache.kafka.tools.TopicCommand"],
+        # An unmodified worker has no config provider: flows without secrets only.
+        "mirrormaker_connect_config_providers": [],
+        "mirrormaker_topic_command": [*java_tool, release.topic_command],
         "mirrormaker_config_command": [*java_tool, "kafka.admin.ConfigCommand"],
         "failover_kafka_home": home,
     }}}}}}
@@ -221,8 +232,8 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
                                 f"{cell.group} synced to {target}")
 
         status_file = tmp_path / "status.json"
-        status_run = playbook(cell, "playbooks/status.yml", {"mm2_status_format": "json",
-                                                              "mm2_status_json_file": str(status_file)}, inventory)
+        status_run = playbook(cell, "playbooks/status.yml",
+                              {"mm2_status_format": "json", "mm2_status_json_file": str(status_file)}, inventory)
         status = json.loads(status_file.read_text())
         flow_status = next(flow for flow in status["flows"] if flow["connectors"]["source"] == cell.connectors[0])
         states = {connector["name"]: connector["state"] for cluster in status["clusters"]
@@ -263,8 +274,8 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
         assert not skipped, sorted(skipped)[:20]
         assert not rereads, sorted(rereads)[:20]
         assert set(methods) <= {"exact", "after-last"}, methods
-        # Every Connect of the matrix has the stop endpoint (3.5): failover stops, not pauses.
-        assert {name: connector_state(cell, name) for name in cell.connectors} == dict.fromkeys(cell.connectors, "STOPPED")
+        stopped = STOPPED_STATE[cell.connect]
+        assert {name: connector_state(cell, name) for name in cell.connectors} == dict.fromkeys(cell.connectors, stopped)
         assert validation.returncode == 0, validation.output[-6000:]
     finally:
         remove_flow(cell)
