@@ -205,6 +205,18 @@ def newest_checkpoints(records: Iterable[KafkaRecord]) -> Dict[Tuple[str, str, i
     return newest
 
 
+def read_checkpoints(target: KafkaSide, topic: str) -> Dict[Tuple[str, str, int], Checkpoint]:
+    """The newest checkpoint per group, remote topic and partition, read whole from MM2's checkpoints topic."""
+    tp = (topic, 0)
+    ends = target.end_offsets([tp])
+    return newest_checkpoints(target.read(tp, 0, max(ends.get(tp, 0), 0)))
+
+
+def checkpoint_age_s(checkpoint: Checkpoint, now: float) -> float:
+    """Seconds since MM2 wrote the checkpoint (its record's timestamp), to a tenth."""
+    return round(max(now - checkpoint.timestamp_ms / 1000.0, 0.0), 1)
+
+
 @dataclass(frozen=True)
 class Wanted:
     """A record to find: its timestamp (compared first, it is cheap) and its fingerprint."""
@@ -238,11 +250,19 @@ class Translation:
 
 
 def translate_partition(source: KafkaSide, target: KafkaSide, source_tp: TopicPartition, target_tp: TopicPartition,
-                        committed: int, source_end: int, checkpoint: Optional[Checkpoint], max_scan: int) -> Translation:
-    """The target offset for a group committed at `committed` on source_tp (see the module docstring)."""
+                        committed: int, source_end: int, checkpoint: Optional[Checkpoint], max_scan: int,
+                        scan_floor: int = 0) -> Translation:
+    """The target offset for a group committed at `committed` on source_tp (see the module docstring).
+
+    The scan for the copy starts at the checkpoint's downstream offset when the checkpoint covers
+    the commit, else at `scan_floor`: a target offset at or before the first copy of the committed
+    record, such as the downstream offset of an offset sync whose upstream offset is at or below it.
+    """
     if committed <= 0:
         return Translation(0, METHOD_START)
-    scan_from = checkpoint.downstream if checkpoint is not None and checkpoint.upstream == committed else 0
+    scan_from = scan_floor
+    if checkpoint is not None and checkpoint.upstream == committed:
+        scan_from = max(checkpoint.downstream, scan_floor)
     if committed < source_end:
         record = next(iter(source.read(source_tp, committed, 1)), None)
         if record is not None:
@@ -370,9 +390,7 @@ class Failover:
     # Checkpoints on the target.
 
     def _checkpoints(self) -> Dict[Tuple[str, str, int], Checkpoint]:
-        tp = (self.request.checkpoints_topic, 0)
-        ends = self.target.end_offsets([tp])
-        return newest_checkpoints(self.target.read(tp, 0, max(ends.get(tp, 0), 0)))
+        return read_checkpoints(self.target, self.request.checkpoints_topic)
 
     def _checkpoint_for(self, checkpoints: Mapping[Tuple[str, str, int], Checkpoint], group: str,
                         source_tp: TopicPartition) -> Optional[Checkpoint]:
@@ -528,7 +546,7 @@ class Failover:
         if checkpoint is not None:
             report.checkpoint_upstream = checkpoint.upstream
             report.checkpoint_downstream = checkpoint.downstream
-            report.checkpoint_age_s = round(max(self.clock() - checkpoint.timestamp_ms / 1000.0, 0.0), 1)
+            report.checkpoint_age_s = checkpoint_age_s(checkpoint, self.clock())
             report.rereads_avoided = translation.offset - checkpoint.downstream
         return report
 
