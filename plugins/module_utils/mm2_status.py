@@ -506,6 +506,9 @@ class ClusterStatus:
     warnings: List[str] = field(default_factory=list)
     # Workers the cluster should have (its inventory group's size); None: as many as worker URLs.
     expected_workers: Optional[int] = None
+    # What the oldest answering worker lacks of the feature table (connect_features): each entry
+    # {feature, minimum, kind, instead}, so the operator knows what a failover or restart does there.
+    degraded: List[Dict[str, Any]] = field(default_factory=list)
 
     def worker_count(self) -> int:
         """How many workers the cluster has: those expected (or its URLs), or more when the connectors
@@ -602,6 +605,7 @@ def cluster_dict(cluster: ClusterStatus) -> Dict[str, Any]:
         'workers': [worker.as_dict() for worker in cluster.workers],
         'connectors': [connector.as_dict() for connector in cluster.connectors],
         'highly_available': cluster.highly_available,
+        'degraded': [dict(entry) for entry in cluster.degraded],
         'healthy': not cluster.problems,
         'problems': list(cluster.problems),
         'warnings': list(cluster.warnings),
@@ -636,6 +640,9 @@ def cluster_lines(cluster: ClusterStatus) -> List[str]:
         lines.append('  ONE WORKER: not highly available; while it is down no flow replicates (give the cluster a second worker)')
     for worker in cluster.workers:
         lines.append('  worker %s  %s' % (worker.url, ('up ' + worker.detail).strip() if worker.reachable else 'UNREACHABLE ' + worker.detail))
+    for entry in cluster.degraded:
+        lines.append('  %s below Kafka Connect %s (%s): %s' % (
+            'DEGRADES' if entry['kind'] == 'degrade' else 'REFUSES', entry['minimum'], entry['feature'], entry['instead']))
     if cluster.listing_error:
         lines.append('  connectors unknown: %s' % cluster.listing_error)
     elif not cluster.connectors:

@@ -198,6 +198,11 @@ clusters:
       description: Each configured worker URL with C(reachable) and C(detail) (the Kafka version, or why it did not answer).
       type: list
       elements: dict
+    degraded:
+      description: The features of the Kafka Connect feature table that the oldest answering worker lacks, each with C(feature),
+        C(minimum) (the first version with it), C(kind) (C(degrade) or C(refuse)) and C(instead) (what the modules do there).
+      type: list
+      elements: dict
     highly_available:
       description: False when the cluster has one worker (O(expected_workers), else one URL, and no other worker runs a connector or task).
       type: bool
@@ -296,6 +301,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_client import REQUESTS_IMPORT_ERROR, ConnectApiError, ConnectClient
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features import WorkerVersion, feature_report
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_common import build_client, connect_argument_spec, hide_values
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import secret_values
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
@@ -391,9 +397,11 @@ def check_params(module: AnsibleModule) -> None:
 
 # ---- Kafka Connect ---------------------------------------------------------------------
 
-def probe_workers(client: ConnectClient) -> List[Worker]:
-    """GET / on each worker URL once, so an unreachable worker is named even when another answers."""
+def probe_workers(client: ConnectClient) -> Tuple[List[Worker], List[Dict[str, Any]]]:
+    """GET / on each worker URL once, so an unreachable worker is named even when another answers;
+    also what the oldest answering worker lacks of the feature table."""
     workers = []
+    versions: List[WorkerVersion] = []
     first_reachable: Optional[str] = None
     for url in client.urls:
         answer = client.probe(url)
@@ -401,19 +409,30 @@ def probe_workers(client: ConnectClient) -> List[Worker]:
         if answer['reachable']:
             first_reachable = first_reachable or url
             workers.append(Worker(display_url, True, 'Kafka %s' % answer['version'] if answer.get('version') else ''))
+            versions.append(WorkerVersion.of(answer))
             continue
         status = answer.get('status')
         detail = str(answer.get('error') or 'no answer')
         workers.append(Worker(display_url, False, 'HTTP %d: %s' % (status, detail) if status else detail))
     if first_reachable:
         client.prefer(first_reachable)
-    return workers
+    return workers, missing_features(versions)
+
+
+def missing_features(versions: List[WorkerVersion]) -> List[Dict[str, Any]]:
+    """The features the oldest known worker lacks (a mixed cluster mid-upgrade does what its oldest can)."""
+    known = [version for version in versions if version.known]
+    if not known:
+        return []
+    oldest = min(known, key=lambda version: version.kafka or (0, 0))
+    return [dict(entry, feature=name) for name, entry in feature_report(oldest).items() if not entry['available']]
 
 
 def read_cluster(module: AnsibleModule, client: ConnectClient) -> ClusterStatus:
     params = module.params
     name = params['cluster_name'] or url_without_credentials(client.urls[0])
-    cluster = ClusterStatus(name=name, url=None, workers=probe_workers(client), expected_workers=params['expected_workers'])
+    workers, degraded = probe_workers(client)
+    cluster = ClusterStatus(name=name, url=None, workers=workers, expected_workers=params['expected_workers'], degraded=degraded)
     try:
         expanded_all = client.list_connectors_expanded()
     except ConnectApiError as exc:

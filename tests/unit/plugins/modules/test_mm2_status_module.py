@@ -154,6 +154,22 @@ def test_one_worker_is_reported_not_highly_available(fake, prometheus, run_modul
     assert not any('ONE WORKER' in line for line in two['screen'])
 
 
+def test_a_worker_that_lacks_features_is_reported_with_what_it_does_instead(fake, prometheus, run_module):
+    deploy_flow(fake)
+    fake.version = '2.8.2'
+    old = status(run_module, fake, expected_workers=2)
+    degraded = {entry['feature']: entry for entry in old['clusters'][0]['degraded']}
+    assert set(degraded) == {'stop', 'restart_include_tasks', 'offsets_read', 'offsets_alter', 'exactly_once_source'}
+    assert degraded['stop']['minimum'] == '3.5' and 'paused instead' in degraded['stop']['instead']
+    assert degraded['exactly_once_source']['kind'] == 'refuse'
+    assert any(line.startswith('  DEGRADES below Kafka Connect 3.5 (stop): paused instead') for line in old['screen'])
+    assert any(line.startswith('  REFUSES below Kafka Connect 3.3 (exactly_once_source)') for line in old['screen'])
+    fake.version = '4.3.1'
+    new = status(run_module, fake, expected_workers=2)
+    assert new['clusters'][0]['degraded'] == []
+    assert not any('DEGRADES' in line or 'REFUSES' in line for line in new['screen'])
+
+
 def test_expected_workers_below_one_is_refused(fake, run_module):
     result = status(run_module, fake, expected_workers=0)
     assert result['failed'] is True and 'expected_workers must be at least 1, got 0' in result['msg']
