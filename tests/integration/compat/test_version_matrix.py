@@ -86,6 +86,8 @@ CELLS = (
     Cell("2.4.1", "3.9.1", "3.9.1"),
     Cell("3.9.1", "2.4.1", "2.8.2"),
 )
+# What status reports the workers lack (plugins/module_utils/connect_features.py).
+LACKING = {"2.8.2": ["exactly_once_source", "offsets_alter", "offsets_read", "restart_include_tasks", "stop"]}
 # Before 3.0 a worker refuses client overrides unless told otherwise; the flows' connectors carry
 # producer.override.* (docs/compatibility.md).
 WORKER_SETTINGS = {"2.8.2": {"connector.client.config.override.policy": "All"}}
@@ -239,6 +241,7 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
         states = {connector["name"]: connector["state"] for cluster in status["clusters"]
                   for connector in cluster["connectors"]}
         workers = [worker["detail"] for cluster in status["clusters"] for worker in cluster["workers"]]
+        lacking = sorted({entry["feature"] for cluster in status["clusters"] for entry in cluster["degraded"]})
 
         failed_over_at = time.time()
         reports = REPORTS / cell.id
@@ -263,11 +266,12 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
                 consumed_on_target=len(consumed_target), skipped=len(skipped), rereads=len(rereads), methods=methods,
                 failover_s=round(time.time() - failed_over_at, 1), degraded=report.get("degraded"), verdict=verdict,
                 cell_s=round(time.time() - started, 1), status_rc=status_run.returncode,
-                status_problems=flow_status["problems"], status_warnings=flow_status["warnings"], workers=workers)
+                status_problems=flow_status["problems"], status_warnings=flow_status["warnings"], workers=workers, lacking=lacking)
         assert flow_status["missing"] == [], flow_status
         assert {name: states.get(name) for name in cell.connectors} == dict.fromkeys(cell.connectors, "RUNNING"), states
         if cell.connect != "lab":
             assert workers == [f"Kafka {cell.connect}"], workers
+        assert lacking == LACKING.get(cell.connect, []), lacking
         assert len(consumed_source) == CONSUMED
         # MM2 translates a commit to a target offset at or below its copy, never beyond.
         assert all(offset <= committed[partition] for partition, offset in synced.items()), (synced, committed)
