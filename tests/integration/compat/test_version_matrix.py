@@ -36,6 +36,7 @@ TOOL = "/var/tmp/drill_client.py"
 TOOL_PYTHON = "/opt/kafka-dr/failover/venv/bin/python"
 PARTITIONS = 2
 RECORDS, CONSUMED = 600, 250
+AFTER_FAILBACK = 100
 RATE = 2000
 TIMEOUT = 300
 REPORTS = lab.REPO_ROOT / "build" / f"compat-{RUN_ID}"
@@ -251,12 +252,27 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
         assert failover.returncode == 0, failover.output[-6000:]
         report = json.loads((reports / f"failover-{cell.alias('source')}_to_{cell.alias('target')}-planned.json")
                             .read_text())
+        held = {name: connector_state(cell, name) for name in cell.connectors}
         on_target = client("consume", dict(target_spec, topic=cell.remote, group=cell.group, max=None, timeout=180))
         wanted = {f"{RUN_ID}-{index}" for index in range(RECORDS)}
         consumed_source, consumed_target = set(on_source["values"]), set(on_target["values"])
         skipped = wanted - consumed_source - consumed_target
         rereads = consumed_source & consumed_target
         methods = report["summary"]["methods"]
+        failback_at = time.time()
+        # Failback: the group returns to the source, the original flow resumes; records written
+        # on the source since then are the group's next, none re-read, none skipped.
+        failback = playbook(cell, "playbooks/failback.yml", {
+            "failover_flow": cell.flow, "failover_groups": [cell.group], "failover_reports_dir": str(reports)}, inventory)
+        assert failback.returncode == 0, failback.output[-6000:]
+        back_methods = json.loads((reports / f"failback-{cell.alias('source')}_to_{cell.alias('target')}.json")
+                                  .read_text())["summary"]["methods"]
+        client("produce", dict(source_spec, topic=cell.topic, partitions=PARTITIONS, start=RECORDS, count=AFTER_FAILBACK,
+                               rate=RATE, prefix=RUN_ID))
+        back_on_source = client("consume", dict(source_spec, topic=cell.topic, group=cell.group, max=None, timeout=120))
+        resumed = {name: connector_state(cell, name) for name in cell.connectors}
+
+        validated_at = time.time()
         validation = lab.run_playbook("playbooks/validate.yml", dict(
             model(cell), replication_check_flow=cell.flow, replication_check_source_client={},
             replication_check_target_client={}, replication_check_groups=[], replication_check_reports_dir=str(reports)))
@@ -264,7 +280,9 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
         figures(cell, produced=produced.get("count", RECORDS), replicated_s=round(replicated_in, 1),
                 committed=committed, synced=synced, consumed_on_source=len(consumed_source),
                 consumed_on_target=len(consumed_target), skipped=len(skipped), rereads=len(rereads), methods=methods,
-                failover_s=round(time.time() - failed_over_at, 1), degraded=report.get("degraded"), verdict=verdict,
+                failover_s=round(failback_at - failed_over_at, 1), failback_methods=back_methods,
+                failback_s=round(validated_at - failback_at, 1), read_after_failback=len(back_on_source["values"]),
+                degraded=report.get("degraded"), verdict=verdict,
                 cell_s=round(time.time() - started, 1), status_rc=status_run.returncode,
                 status_problems=flow_status["problems"], status_warnings=flow_status["warnings"], workers=workers, lacking=lacking)
         assert flow_status["missing"] == [], flow_status
@@ -277,9 +295,10 @@ def test_cell(cell: Cell, brokers: dict[str, str], drill_tool: None, request: py
         assert all(offset <= committed[partition] for partition, offset in synced.items()), (synced, committed)
         assert not skipped, sorted(skipped)[:20]
         assert not rereads, sorted(rereads)[:20]
+        assert held == dict.fromkeys(cell.connectors, STOPPED_STATE[cell.connect]), held
         assert set(methods) <= {"exact", "after-last"}, methods
-        stopped = STOPPED_STATE[cell.connect]
-        assert {name: connector_state(cell, name) for name in cell.connectors} == dict.fromkeys(cell.connectors, stopped)
+        assert set(back_on_source["values"]) == {f"{RUN_ID}-{index}" for index in range(RECORDS, RECORDS + AFTER_FAILBACK)}
+        assert resumed == dict.fromkeys(cell.connectors, "RUNNING"), resumed
         assert validation.returncode == 0, validation.output[-6000:]
     finally:
         remove_flow(cell)
@@ -302,6 +321,8 @@ def connector_status(cell: Cell, name: str) -> dict[str, Any] | None:
 
 def remove_flow(cell: Cell) -> None:
     if cell.connect == "lab":
-        for name in cell.connectors:
+        reverse = tuple(f"{PREFIX}{cell.alias('target')}-{cell.alias('source')}-{kind}"
+                        for kind in ("source", "checkpoint", "heartbeat"))
+        for name in cell.connectors + reverse:
             lab.remove_connector(name)
     # The plain Connect goes with its container; the cell's topics go with the brokers.
