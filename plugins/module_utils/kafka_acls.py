@@ -381,3 +381,86 @@ def write_record(path: str, bindings: Set[AclBinding]) -> None:
 def describe_all(bindings: Iterable[AclBinding]) -> str:
     """One line per binding, sorted by principal: the text of a diff."""
     return ''.join(sorted(binding.describe() + '\n' for binding in bindings))
+
+
+# ---- what the bindings allow: the authorizer's rules ---------------------------------------------
+
+WILDCARD = '*'
+# An ALLOW of one of these operations allows DESCRIBE of the resource too; ALTER_CONFIGS allows
+# DESCRIBE_CONFIGS (the rule of Kafka's AclAuthorizer and StandardAuthorizer).
+IMPLIES_DESCRIBE = frozenset(('READ', 'WRITE', 'DELETE', 'ALTER'))
+IMPLIES_DESCRIBE_CONFIGS = frozenset(('ALTER_CONFIGS',))
+
+
+@dataclass(frozen=True, order=True)
+class AclNeed:
+    """One operation a client needs: on a resource (a name, or every name under a prefix with PREFIXED),
+    from a host (* when it is not known)."""
+
+    principal: str
+    resource_type: str
+    name: str
+    operation: str
+    pattern_type: str = 'LITERAL'
+    host: str = WILDCARD
+
+    def binding(self) -> AclBinding:
+        """The ALLOW binding that grants exactly this need."""
+        return AclBinding(self.resource_type, self.name, self.pattern_type, self.principal, self.host, self.operation,
+                          'ALLOW')
+
+
+def _principal_matches(binding: AclBinding, principal: str) -> bool:
+    kind = principal.split(':', 1)[0]
+    return binding.principal in (principal, '%s:%s' % (kind, WILDCARD))
+
+
+def _host_matches(binding: AclBinding, host: str) -> bool:
+    return binding.host in (WILDCARD, host)
+
+
+def _covers(binding: AclBinding, need: AclNeed) -> bool:
+    """The binding's pattern applies to every name the need names."""
+    if binding.resource_type != need.resource_type:
+        return False
+    if binding.pattern_type == 'LITERAL':
+        return binding.name == WILDCARD or (need.pattern_type == 'LITERAL' and binding.name == need.name)
+    if binding.pattern_type == 'PREFIXED':
+        return need.name.startswith(binding.name)
+    return False
+
+
+def _overlaps(binding: AclBinding, need: AclNeed) -> bool:
+    """The binding's pattern applies to at least one name the need names (what a DENY must not do)."""
+    if _covers(binding, need):
+        return True
+    if binding.resource_type != need.resource_type or need.pattern_type != 'PREFIXED':
+        return False
+    return binding.name.startswith(need.name)
+
+
+def _grants(binding: AclBinding, operation: str) -> bool:
+    return (binding.operation in ('ALL', operation)
+            or (operation == 'DESCRIBE' and binding.operation in IMPLIES_DESCRIBE)
+            or (operation == 'DESCRIBE_CONFIGS' and binding.operation in IMPLIES_DESCRIBE_CONFIGS))
+
+
+def allowed(bindings: Iterable[AclBinding], need: AclNeed) -> bool:
+    """Whether the bindings allow the need: an ALLOW applies (its operation, ALL, or an operation that
+    implies DESCRIBE) and no DENY of that operation or ALL does. Super users and
+    allow.everyone.if.no.acl.found are broker settings this cannot see: it answers as if neither applied."""
+    applicable = [binding for binding in bindings
+                  if _principal_matches(binding, need.principal) and _host_matches(binding, need.host)]
+    if any(binding.permission == 'DENY' and binding.operation in ('ALL', need.operation) and _overlaps(binding, need)
+           for binding in applicable):
+        return False
+    return any(binding.permission == 'ALLOW' and _grants(binding, need.operation) and _covers(binding, need)
+               for binding in applicable)
+
+
+def granting(bindings: Iterable[AclBinding], principal: str, resource_type: str, name: str, operation: str) -> List[AclBinding]:
+    """The ALLOW bindings of the principal that grant the operation on the named resource (any host)."""
+    need = AclNeed(principal, resource_type, name, operation)
+    return sorted(binding for binding in bindings
+                  if binding.permission == 'ALLOW' and _principal_matches(binding, principal)
+                  and _grants(binding, operation) and _covers(binding, need))

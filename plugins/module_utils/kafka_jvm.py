@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import PropertiesFormatError, read_file as read_properties_file
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_acls import AclBinding
 
 PY4J_IMPORT_ERROR: Optional[str]
 try:
@@ -74,6 +75,22 @@ class KafkaRecord:
     key: Optional[bytes]
     value: Optional[bytes]
     headers: Tuple[Tuple[str, Optional[bytes]], ...]
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    """A topic as Admin.describeTopics sees it."""
+
+    name: str
+    # Kafka's topic id (KIP-516, brokers and clients 2.8 and later); None where there is none.
+    topic_id: Optional[str]
+    partitions: int
+    # The fewest replicas of any of its partitions.
+    replication_factor: int
+
+
+# The id Kafka reports for a topic when the broker has none (Uuid.ZERO_UUID, base64).
+ZERO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 
 class KafkaSide(Protocol):
@@ -186,14 +203,16 @@ class KafkaJvm:
 class JvmKafkaSide:
     """One cluster through Kafka's Admin client and a byte-array consumer in the gateway's JVM."""
 
-    def __init__(self, jvm: KafkaJvm, name: str, settings: Mapping[str, str], timeout_ms: int = 30000) -> None:
+    def __init__(self, jvm: KafkaJvm, name: str, settings: Mapping[str, str], timeout_ms: int = 30000,
+                 purpose: str = 'failover') -> None:
+        """`purpose` names the clients to the brokers: client.id kafka-dr-<purpose>-<name>."""
         self.name = name
         self._jvm = jvm
         self._timeout_ms = timeout_ms
         client = dict(settings)
         client.setdefault('request.timeout.ms', str(timeout_ms))
         client.setdefault('default.api.timeout.ms', str(timeout_ms))
-        client['client.id'] = 'kafka-dr-failover-%s' % name
+        client['client.id'] = 'kafka-dr-%s-%s' % (purpose, name)
         j = jvm.jvm
         self._admin = self._call('connect', lambda: j.org.apache.kafka.clients.admin.Admin.create(jvm.properties(client)))
         deserializer = 'org.apache.kafka.common.serialization.ByteArrayDeserializer'
@@ -285,6 +304,100 @@ class JvmKafkaSide:
 
     def _record(self, record: Any, offset: int) -> 'JvmRecord':
         return JvmRecord(self, record, offset, int(self._call('decode a record', record.timestamp)))
+
+    def start_offsets(self, partitions: Sequence[TopicPartition]) -> Dict[TopicPartition, int]:
+        """The log-start offset of each partition (the first offset retention and DeleteRecords left)."""
+        if not partitions:
+            return {}
+
+        def starts() -> Dict[TopicPartition, int]:
+            tps = [self._tp(tp) for tp in partitions]
+            found = self._consumer.beginningOffsets(tps, self._timeout())
+            return {(str(tp.topic()), int(tp.partition())): int(found.get(tp)) for tp in found.keySet()}
+        return self._call('read log-start offsets', starts)
+
+    def topics(self) -> List[str]:
+        """Names of the cluster's topics, internal ones (__consumer_offsets ...) left out."""
+        return self._call('list topics', lambda: sorted(str(name) for name in self._future(self._admin.listTopics().names())))
+
+    def describe_topics(self, names: Sequence[str]) -> Dict[str, TopicInfo]:
+        """Partitions, replication factor and topic id of each topic that exists (others are left out)."""
+        if not names:
+            return {}
+
+        def describe() -> Dict[str, TopicInfo]:
+            result = self._admin.describeTopics(list(names))
+            try:
+                futures = result.topicNameValues()  # Kafka 3.1 and later
+            except Py4JError:
+                futures = result.values()  # before 3.1 (gone in 4.0)
+            described: Dict[str, TopicInfo] = {}
+            for name in names:
+                try:
+                    description = self._future(futures.get(name))
+                except Py4JJavaError as exc:
+                    if 'UnknownTopicOrPartitionException' in java_message(exc):
+                        continue
+                    raise
+                described[name] = self._topic_info(name, description)
+            return described
+        return self._call('describe topics', describe)
+
+    @staticmethod
+    def _topic_info(name: str, description: Any) -> TopicInfo:
+        partitions = list(description.partitions())
+        try:
+            topic_id: Optional[str] = str(description.topicId())  # clients 2.8 and later
+        except Py4JError:
+            topic_id = None
+        return TopicInfo(name, None if topic_id in (None, ZERO_TOPIC_ID) else topic_id, len(partitions),
+                         min((len(list(partition.replicas())) for partition in partitions), default=0))
+
+    def _configs(self, resource_type: str, names: Sequence[str]) -> Dict[str, Dict[str, str]]:
+        j = self._jvm.jvm
+        kind = getattr(j.org.apache.kafka.common.config.ConfigResource.Type, resource_type)
+        resources = {name: j.org.apache.kafka.common.config.ConfigResource(kind, name) for name in names}
+        futures = self._admin.describeConfigs(list(resources.values())).values()
+        configs: Dict[str, Dict[str, str]] = {}
+        for name, resource in resources.items():
+            config = self._future(futures.get(resource))
+            configs[name] = {str(entry.name()): str(entry.value()) for entry in config.entries() if entry.value() is not None}
+        return configs
+
+    def topic_configs(self, names: Sequence[str]) -> Dict[str, Dict[str, str]]:
+        """Every config of each topic, defaults included (the values in force)."""
+        if not names:
+            return {}
+        return self._call('describe topic configs', lambda: self._configs('TOPIC', names))
+
+    def broker_config(self) -> Dict[str, str]:
+        """The configs of one broker of the cluster (its defaults for new topics)."""
+        def describe() -> Dict[str, str]:
+            nodes = list(self._future(self._admin.describeCluster().nodes()))
+            if not nodes:
+                return {}
+            node = str(nodes[0].idString())
+            return self._configs('BROKER', [node])[node]
+        return self._call('describe broker configs', describe)
+
+    def acls(self) -> Optional[List[AclBinding]]:
+        """Every ACL binding of the cluster; None when it runs no authorizer."""
+        def describe() -> Optional[List[AclBinding]]:
+            j = self._jvm.jvm
+            try:
+                found = self._future(self._admin.describeAcls(j.org.apache.kafka.common.acl.AclBindingFilter.ANY).values())
+            except Py4JJavaError as exc:
+                if 'SecurityDisabledException' in java_message(exc):
+                    return None
+                raise
+            bindings = []
+            for item in found:
+                pattern, entry = item.pattern(), item.entry()
+                bindings.append(AclBinding(str(pattern.resourceType().toString()), str(pattern.name()),
+                                           str(pattern.patternType().toString()), str(entry.principal()), str(entry.host()),
+                                           str(entry.operation().toString()), str(entry.permissionType().toString())))
+            return sorted(bindings)
+        return self._call('describe ACLs', describe)
 
     def alter_offsets(self, group: str, offsets: Mapping[TopicPartition, int]) -> None:
         def alter() -> None:
