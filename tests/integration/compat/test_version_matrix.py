@@ -27,6 +27,8 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils import kafka_api_versions
+
 from tests.integration import estates, lab
 
 RUN_ID = f"{os.getpid()}{int(time.time()) % 100000}"
@@ -326,3 +328,15 @@ def remove_flow(cell: Cell) -> None:
         for name in cell.connectors + reverse:
             lab.remove_connector(name)
     # The plain Connect goes with its container; the cell's topics go with the brokers.
+
+
+# The estimate of module kafka_broker_versions (the mirrormaker preflight's floor check), on real brokers:
+# the table tells releases apart by the API versions they changed, so 4.4.0 answers as "at least 4.0".
+ESTIMATES = {"2.4.1": "2.4", "3.9.1": "3.9", "4.4.0": "4.0"}
+
+
+def test_broker_versions_estimates_each_release(brokers: dict[str, str]) -> None:
+    estimated = {version: kafka_api_versions.probe(estates.address(name), 9092).at_least
+                 for version, name in brokers.items()}
+    print(f"\nCOMPAT broker release estimates: {estimated}")
+    assert estimated == ESTIMATES
