@@ -20,11 +20,13 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import exp
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs, reverse_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_orphans import orphans
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_plan import DEFAULT_CONNECTOR_PREFIX, DEFAULT_SECRETS_DIR, plan
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_readiness_inputs import readiness_inputs
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_topic_configs import log_append_time
 
 ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'operation': {'type': 'str', 'default': 'plan',
-                  'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'reverse_flow', 'log_append_time']},
+                  'choices': ['plan', 'expect', 'orphans', 'describe_flow', 'failover', 'readiness', 'reverse_flow',
+                              'log_append_time']},
     # The model (plan, describe_flow); raw, so that the model reports a wrong shape with its other problems.
     'clusters': {'type': 'raw'},
     'flows': {'type': 'raw'},
@@ -41,13 +43,13 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     # The values of the secret files, read only with inline_secrets.
     'secret_values': {'type': 'dict', 'default': {}, 'no_log': True},
     'play_hosts': {'type': 'list', 'elements': 'str'},
-    # expect, orphans and failover read a plan this plugin returned
+    # expect, orphans, failover and readiness read a plan this plugin returned
     'plan': {'type': 'dict'},
     'topics': {'type': 'dict', 'default': {}},
     'timeout_seconds': {'type': 'int', 'default': 120},
     'present': {'type': 'dict', 'default': {}},
     'existing': {'type': 'dict'},
-    # describe_flow and failover
+    # describe_flow, failover and readiness
     'flow': {'type': 'str'},
     # log_append_time: expect's log_append_time_topics, and TopicCommand --describe output per cluster alias
     'wanted': {'type': 'dict'},
@@ -59,6 +61,7 @@ REQUIRED_IF = [
     ('operation', 'orphans', ('plan', 'existing')),
     ('operation', 'describe_flow', ('flow', 'clusters', 'flows')),
     ('operation', 'failover', ('flow', 'clusters', 'flows', 'plan')),
+    ('operation', 'readiness', ('flow', 'clusters', 'flows', 'plan')),
     ('operation', 'reverse_flow', ('flow', 'flows')),
     ('operation', 'log_append_time', ('wanted',)),
 ]
@@ -66,6 +69,7 @@ INVALID_MODEL = {
     'plan': 'the MirrorMaker 2 model is invalid; nothing was changed',
     'describe_flow': 'the MirrorMaker 2 flow cannot be described',
     'failover': 'the MirrorMaker 2 flow cannot be failed over; nothing was changed',
+    'readiness': 'the readiness of the MirrorMaker 2 flow cannot be checked',
     'reverse_flow': 'the MirrorMaker 2 flow cannot be failed back; nothing was changed',
 }
 
@@ -116,6 +120,12 @@ def run_failover(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[
                             'plan': args['plan']})
 
 
+def run_readiness(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
+    return readiness_inputs({'flow': args['flow'], 'clusters': args['clusters'], 'flows': args['flows'],
+                             'site_defaults': args['flow_defaults'], 'builtin_defaults': args['builtin_defaults'],
+                             'plan': args['plan']})
+
+
 def run_reverse_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
     return reverse_flow({'flow': args['flow'], 'flows': args['flows']})
 
@@ -130,6 +140,7 @@ OPERATIONS: Dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Dict[str,
     'orphans': run_orphans,
     'describe_flow': run_describe_flow,
     'failover': run_failover,
+    'readiness': run_readiness,
     'reverse_flow': run_reverse_flow,
     'log_append_time': run_log_append_time,
 }

@@ -35,6 +35,10 @@ description:
   - O(operation=failover) takes a plan as well and returns what M(kafka_dr.mm2.mm2_failover) needs for one flow of it, namely the
     connection settings of MM2's own clients on each side (secrets as C(${file:...}) placeholders) and the names of the
     flow's connectors, besides the flow's aliases, topics, naming and checkpoints topic.
+  - O(operation=readiness) returns what M(kafka_dr.mm2.mm2_readiness) needs for one flow of a plan, namely what
+    O(operation=failover) returns, the flow's offset-syncs topic and where it lives, the group filter its checkpoint
+    connector runs with, its C(offset.lag.max), and the principals of the applications that consume and produce its
+    topics (its C(consumers) and C(producers) options).
   - O(operation=reverse_flow) returns the flow that copies back what a flow's target wrote while it was the primary
     (source and target swapped, same topics, groups and options; the one declared in O(flows) when there is one), for a
     failback under the default replication policy.
@@ -47,18 +51,18 @@ options:
   operation:
     description: What to compute.
     type: str
-    choices: [plan, expect, orphans, describe_flow, failover, reverse_flow, log_append_time]
+    choices: [plan, expect, orphans, describe_flow, failover, readiness, reverse_flow, log_append_time]
     default: plan
   clusters:
     description:
       - Cluster alias -> connection settings (C(bootstrap_servers), C(security_protocol), SASL and TLS options, secret file
         references); docs/mirrormaker.md lists every option. Usually C(mm2_clusters).
-      - Required with O(operation=plan), O(operation=describe_flow) and O(operation=failover).
+      - Required with O(operation=plan), O(operation=describe_flow), O(operation=failover) and O(operation=readiness).
     type: raw
   flows:
     description:
       - The flows, each from one cluster alias (C(source)) to another (C(target)), with their options. Usually C(mm2_flows).
-      - Required with O(operation=plan), O(operation=describe_flow) and O(operation=failover).
+      - Required with O(operation=plan), O(operation=describe_flow), O(operation=failover) and O(operation=readiness).
     type: raw
   flow_defaults:
     description: Flow options every flow inherits, over O(builtin_defaults). Usually C(mm2_flow_defaults).
@@ -123,7 +127,7 @@ options:
     elements: str
   plan:
     description: A result of O(operation=plan) (its RV(flows), RV(managed_pattern) and RV(desired_names) are read).
-      Required with O(operation=expect), O(operation=orphans) and O(operation=failover).
+      Required with O(operation=expect), O(operation=orphans), O(operation=failover) and O(operation=readiness).
     type: dict
   topics:
     description: With O(operation=expect), the topics of each source cluster, as a mapping of alias to list of topic names.
@@ -144,7 +148,7 @@ options:
     type: dict
   flow:
     description:
-      - With O(operation=describe_flow), O(operation=failover) and O(operation=reverse_flow), the flow to describe,
+      - With O(operation=describe_flow), O(operation=failover), O(operation=readiness) and O(operation=reverse_flow), the flow to describe,
         C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
@@ -399,15 +403,15 @@ orphans:
   elements: str
 name:
   description: Name of the described flow.
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 source_alias:
   description: Alias of the flow's source cluster.
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 target_alias:
   description: Alias of the flow's target cluster.
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 source_bootstrap:
   description: Bootstrap servers of the source cluster, comma-separated.
@@ -421,28 +425,28 @@ topics_regex:
   description:
     - One regular expression, matched against whole topic names, of the source topics the flow replicates (its topics minus
       its excludes, internal topics and, under the default policy, topics that came from the target).
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 replication_policy:
   description: C(default) or C(identity).
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 separator:
   description: The flow's replication.policy.separator.
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
 checkpoints_topic:
   description: The checkpoints topic on the target.
-  returned: describe_flow, failover
+  returned: describe_flow, failover, readiness
   type: str
   sample: src.checkpoints.internal
 offset_syncs_location:
   description: C(source) or C(target), the cluster that holds the offset-syncs topic.
-  returned: describe_flow
+  returned: describe_flow, readiness
   type: str
 offset_syncs_topic:
   description: The offset-syncs topic, named after the cluster it does not live on.
-  returned: describe_flow
+  returned: describe_flow, readiness
   type: str
   sample: mm2-offset-syncs.dst.internal
 offset_syncs_bootstrap:
@@ -477,17 +481,41 @@ exactly_once:
   sample: false
 source_client:
   description: Connection settings of MM2's client of the source cluster (its C(source.cluster.*) settings).
-  returned: failover
+  returned: failover, readiness
   type: dict
 target_client:
   description: Connection settings of MM2's client of the target cluster (its C(target.cluster.*) settings).
-  returned: failover
+  returned: failover, readiness
   type: dict
 flow_connectors:
   description: The names of the flow's connectors.
-  returned: failover
+  returned: failover, readiness
   type: list
   elements: str
+groups:
+  description: The regular expressions of the groups the flow's checkpoint connector translates (its C(groups)).
+  returned: readiness
+  type: list
+  elements: str
+groups_exclude:
+  description: Its C(groups.exclude), MM2's default (C(console-consumer-.*), C(connect-.*), C(__.*)) when the flow sets none.
+  returned: readiness
+  type: list
+  elements: str
+offset_lag_max:
+  description: The source connector's C(offset.lag.max).
+  returned: readiness
+  type: int
+consumers:
+  description: The flow's C(consumers), each as C(principal) and C(groups).
+  returned: readiness
+  type: list
+  elements: dict
+producers:
+  description: The flow's C(producers), each as C(principal) and C(transactional_ids).
+  returned: readiness
+  type: list
+  elements: dict
 reverse_flow:
   description: The reverse flow, as a flow of O(flows).
   returned: reverse_flow

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_values import as_int
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_acls import PRINCIPAL
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import (
     CONNECTOR_KINDS,
     ModelErrors,
@@ -51,6 +52,9 @@ CONNECTION_KEYS = frozenset({'bootstrap.servers', 'security.protocol'})
 CONNECTION_SETTING_PREFIXES = ('ssl.', 'sasl.')
 
 FLOW_NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+# The applications of a flow's topics, for the readiness checks (playbooks/readiness.yml): option -> the
+# resource names an entry may add to what the source's ACLs say the principal uses.
+APP_PRINCIPAL_OPTIONS = {'consumers': 'groups', 'producers': 'transactional_ids'}
 
 Patterns = Dict[str, Optional[List[str]]]
 
@@ -71,6 +75,8 @@ class CheckedFlow:
     # MM2 settings of the options mm2_flow_options checks, per connector: setting -> (value, option).
     options: OptionSettings = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
+    # consumers and producers: [{principal, groups | transactional_ids}].
+    app_principals: Dict[str, List[Dict[str, Any]]] = field(default_factory=dict)
 
 
 def flow_label(index: int, given: Any) -> str:
@@ -225,6 +231,40 @@ def check_extra_config(where: str, flow: Mapping[str, Any], errors: ModelErrors)
     return extra
 
 
+def check_app_principals(where: str, flow: Mapping[str, Any], errors: ModelErrors) -> Dict[str, List[Dict[str, Any]]]:
+    """consumers and producers: principals (User:app), or mappings with principal and the groups (consumers) or
+    transactional ids (producers) the application uses on top of what the source's ACLs grant it."""
+    checked: Dict[str, List[Dict[str, Any]]] = {}
+    for option, names_key in APP_PRINCIPAL_OPTIONS.items():
+        given = flow.get(option)
+        checked[option] = []
+        if given is None:
+            continue
+        if not isinstance(given, list):
+            errors.add(where, '%s must be a list of principals (User:app) or of mappings with principal and %s, got %r'
+                       % (option, names_key, given))
+            continue
+        for index, entry in enumerate(given):
+            item = {'principal': entry} if isinstance(entry, str) else entry
+            label = '%s[%d]' % (option, index)
+            if not isinstance(item, Mapping):
+                errors.add(where, '%s must be a principal or a mapping, got %r' % (label, entry))
+                continue
+            unknown = sorted(set(item) - {'principal', names_key})
+            if unknown:
+                errors.add(where, '%s: unknown key(s) %s; known: principal, %s' % (label, ', '.join(map(str, unknown)), names_key))
+            principal = item.get('principal')
+            if not isinstance(principal, str) or not PRINCIPAL.match(principal.strip()):
+                errors.add(where, '%s: principal must be Type:name, for example User:app (got %r)' % (label, principal))
+                continue
+            names = item.get(names_key) or []
+            if not isinstance(names, list) or not all(isinstance(name, str) and name.strip() for name in names):
+                errors.add(where, '%s: %s must be a list of names, got %r' % (label, names_key, names))
+                names = []
+            checked[option].append({'principal': principal.strip(), names_key: [name.strip() for name in names]})
+    return checked
+
+
 def heartbeats_alias(flow: Mapping[str, Any]) -> str:
     """Alias of the cluster whose heartbeats topic the flow's heartbeat connector writes."""
     return str(flow['source'] if flow.get('heartbeats_topic_location') == 'source' else flow['target'])
@@ -279,4 +319,5 @@ def check_flow(where: str, given: Mapping[str, Any], clusters: Mapping[str, Any]
         hosts=connect_cluster_hosts(where, flow, groups, errors),
         options=options,
         warnings=flow_option_warnings(where, flow, options),
+        app_principals=check_app_principals(where, flow, errors),
     )

@@ -154,3 +154,12 @@ def test_failover_takes_the_flow_from_a_plan() -> None:
     refused = run(plan_args(operation='failover', flow='dst->src', plan=planned))
     assert refused['failed'] is True
     assert refused['msg'].startswith('the MirrorMaker 2 flow cannot be failed over; nothing was changed')
+
+
+def test_readiness_takes_the_flow_from_a_plan() -> None:
+    planned = run(plan_args())
+    result = run(plan_args(operation='readiness', flow='src->dst', plan=planned))
+    assert not result.get('failed'), result.get('msg')
+    assert result['offset_syncs_topic'] == 'mm2-offset-syncs.dst.internal' and result['consumers'] == []
+    refused = run(plan_args(operation='readiness', flow='dst->src', plan=planned))
+    assert refused['failed'] and refused['msg'].startswith('the readiness of the MirrorMaker 2 flow cannot be checked')
