@@ -14,6 +14,9 @@ description:
     order, each once.
   - Over C(https) this host's worker is named O(advertised_host) (the name in its certificate), else C(127.0.0.1);
     the other workers are named as the play names them.
+  - With O(hostvars), the hosts whose C(connect_worker_state) is V(absent) (workers drained by role
+    kafka_dr.mm2.connect_worker) are left out, this host too; a C(connect_worker_state) other than V(present) or
+    V(absent) is refused, naming the host.
 options:
   _input:
     description: The play's hosts (C(ansible_play_hosts)).
@@ -36,12 +39,20 @@ options:
     description: This host's worker's name in its certificate.
     type: str
     required: true
+  hostvars:
+    description: The play's C(hostvars); without them no host is left out.
+    type: dict
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
 - name: Show where the connectors are managed
   ansible.builtin.debug:
     msg: "{{ ansible_play_hosts | kafka_dr.mm2.connect_rest_urls(inventory_hostname, 'https', 8443, 'connect-1.example.com') }}"
+
+- name: The same, without the drained workers
+  ansible.builtin.debug:
+    msg: "{{ ansible_play_hosts | kafka_dr.mm2.connect_rest_urls(inventory_hostname, 'https', 8443, 'connect-1.example.com', hostvars) }}"
 """
 
 RETURN = r"""
@@ -51,7 +62,7 @@ _value:
   elements: str
 """
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import connect_rest_urls as _connect_rest_urls
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_worker_scale import connect_rest_urls as _connect_rest_urls
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
 
 connect_rest_urls = as_filter(_connect_rest_urls)

@@ -12,6 +12,8 @@ version_added: 0.2.0
 description:
   - "Turns inventory host names into C(host:port) targets for a Prometheus C(static_configs) entry: each host's
     port is its own value of O(port_var) (or O(default_port)), and hosts whose O(enabled_var) is false are left out."
+  - Hosts whose O(state_var) is V(absent) are left out too (a Connect worker drained with C(connect_worker_state)),
+    so Prometheus does not alert on a worker that was stopped on purpose.
   - Host order is kept and duplicates are dropped, so a host in two groups is scraped once.
 options:
   _input:
@@ -34,13 +36,18 @@ options:
   enabled_var:
     description: Host variable that turns the exporter off when false; hosts without it are scraped.
     type: str
+  state_var:
+    description: Host variable that takes the host out when V(absent) (V(present) or V(absent); hosts without it are
+      scraped), for example C(connect_worker_state).
+    type: str
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
 - name: Targets of the Connect workers' exporters
   ansible.builtin.debug:
     msg: "{{ groups['connect_workers'] | kafka_dr.mm2.scrape_targets(hostvars, 'connect_worker_metrics_port', 9404,
-             'connect_worker_metrics_enabled') }}"
+             'connect_worker_metrics_enabled', 'connect_worker_state') }}"
 """
 
 RETURN = r"""
@@ -65,14 +72,23 @@ def _is_enabled(host_vars: Mapping[str, Any], enabled_var: Optional[str]) -> boo
         raise AnsibleFilterError('scrape_targets: %s is not a boolean: %s' % (enabled_var, error))
 
 
+def _is_absent(host: str, host_vars: Mapping[str, Any], state_var: Optional[str]) -> bool:
+    if not state_var:
+        return False
+    state = str(host_vars.get(state_var, 'present')).strip()
+    if state not in ('present', 'absent'):
+        raise AnsibleFilterError("scrape_targets: %s of %s must be present or absent, got '%s'" % (state_var, host, state))
+    return state == 'absent'
+
+
 def scrape_targets(hosts: Sequence[str], hostvars: Mapping[str, Mapping[str, Any]], port_var: str,
-                   default_port: int, enabled_var: Optional[str] = None) -> List[str]:
+                   default_port: int, enabled_var: Optional[str] = None, state_var: Optional[str] = None) -> List[str]:
     if isinstance(hosts, str):
         raise AnsibleFilterError('scrape_targets expects a list of host names, got a string')
     targets: List[str] = []
     for host in hosts:
         host_vars = hostvars.get(host, {})
-        if not _is_enabled(host_vars, enabled_var):
+        if _is_absent(host, host_vars, state_var) or not _is_enabled(host_vars, enabled_var):
             continue
         port = host_vars.get(port_var, default_port)
         try:

@@ -2,19 +2,19 @@
 # Copyright: contributors to the kafka_dr.mm2 collection
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Values role connect_worker derives from its settings: JVM options, REST secrets, stores, watchdog URLs,
-the worker's properties, the watchdog's settings and the login probe's fingerprint; the workers' REST URLs as
-role mirrormaker calls them.
+the worker's properties, the watchdog's settings and the login probe's fingerprint.
 
-Logic behind the filters connect_worker_derived, connect_worker_properties, connect_worker_watchdog_settings,
-connect_worker_probe_fingerprint and connect_rest_urls. Numbers and switches are read as the role's Jinja read
-them (``| int``, ``| bool``). Errors are ValueError; the filters turn them into AnsibleFilterError.
+Logic behind the filters connect_worker_derived, connect_worker_properties, connect_worker_watchdog_settings
+and connect_worker_probe_fingerprint (the workers' REST URLs as role mirrormaker calls them are in
+connect_worker_scale). Numbers and switches are read as the role's Jinja read them (``| int``, ``| bool``).
+Errors are ValueError; the filters turn them into AnsibleFilterError.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from ansible.module_utils.common.json import get_encoder
 from ansible.module_utils.common.text.converters import to_bytes
@@ -263,15 +263,3 @@ def connect_worker_probe_fingerprint(probe: Mapping[str, Any]) -> str:
     fingerprint with the former Jinja keep it, and their login probe does not run again."""
     text = json.dumps(probe_fingerprint_document(probe), cls=get_encoder('tagless'), sort_keys=True)
     return hashlib.sha256(to_bytes(text, errors='surrogate_or_strict')).hexdigest()
-
-
-def connect_rest_urls(play_hosts: Iterable[str], this_host: str, scheme: str, port: Any, advertised_host: str) -> List[str]:
-    """The REST URL of this host's worker first (its certificate's name over https, else 127.0.0.1), then the other hosts'."""
-    if isinstance(play_hosts, (str, bytes, Mapping)):
-        raise ValueError('connect_rest_urls expects the list of the play\'s hosts, got %s' % type(play_hosts).__name__)
-    others: List[str] = []
-    for host in play_hosts:
-        if host != this_host and host not in others:
-            others.append(host)
-    local = advertised_host if scheme == 'https' else '127.0.0.1'
-    return ['%s://%s:%s' % (scheme, host, port) for host in [local] + others]

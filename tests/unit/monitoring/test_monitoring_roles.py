@@ -37,6 +37,8 @@ INVENTORY = {
             'task-1': {},
             'task-2': {'connect_worker_metrics_port': 9500, 'connect_worker_auto_restart': False},
             'task-3': {'connect_worker_metrics_enabled': False},
+            # Drained (role connect_worker, connect_worker_state absent): scraped by neither job.
+            'task-4': {'connect_worker_state': 'absent'},
         }},
         'src_brokers': {'hosts': {'src-1': {}, 'src-2': {'kafka_broker_metrics_port': 9410}}},
         'dst_brokers': {'hosts': {'dst-1': {}}},

@@ -64,3 +64,24 @@ def test_the_local_worker_comes_first() -> None:
 def test_a_single_host_name_is_refused() -> None:
     with pytest.raises(AnsibleFilterError, match="list of the play's hosts"):
         connect_rest_urls('c1', 'c1', 'http', 8083, 'c1')
+
+
+def test_drained_workers_are_left_out_with_hostvars() -> None:
+    hostvars = {'c1': {'connect_worker_state': 'absent'}, 'c2': {}, 'c3': {'connect_worker_state': 'present'}}
+    assert connect_rest_urls(['c1', 'c2', 'c3'], 'c2', 'http', 8083, 'c2', hostvars) == [
+        'http://127.0.0.1:8083', 'http://c3:8083']
+
+
+def test_a_drained_local_worker_is_not_asked_first() -> None:
+    """The run_once host of role mirrormaker may be a drained worker: its own worker is stopped."""
+    hostvars = {'c1': {'connect_worker_state': 'absent'}, 'c2': {}}
+    assert connect_rest_urls(['c1', 'c2'], 'c1', 'https', 8443, 'connect-1.example.com', hostvars) == ['https://c2:8443']
+
+
+def test_a_host_outside_hostvars_runs_a_worker() -> None:
+    assert connect_rest_urls(['c1', 'c2'], 'c1', 'http', 8083, 'c1', {'c1': {}}) == ['http://127.0.0.1:8083', 'http://c2:8083']
+
+
+def test_a_wrong_state_is_refused_naming_the_host() -> None:
+    with pytest.raises(AnsibleFilterError, match="connect_worker_state of c2 must be present or absent, got 'stopped'"):
+        connect_rest_urls(['c1', 'c2'], 'c1', 'http', 8083, 'c1', {'c2': {'connect_worker_state': 'stopped'}})

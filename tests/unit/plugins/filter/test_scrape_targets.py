@@ -44,3 +44,16 @@ def test_bad_values_name_the_host_and_variable(hostvars: dict, message: str) -> 
 def test_a_string_instead_of_a_list_is_refused() -> None:
     with pytest.raises(AnsibleFilterError, match="list of host names"):
         scrape_targets("task-1-1", HOSTVARS, "connect_worker_metrics_port", 9404)
+
+
+def test_drained_workers_are_left_out() -> None:
+    hostvars = {"task-1-1": {"connect_worker_state": "absent"}, "task-1-2": {"connect_worker_state": "present"}, "task-1-3": {}}
+    assert scrape_targets(list(hostvars), hostvars, "connect_worker_metrics_port", 9404, "connect_worker_metrics_enabled",
+                          "connect_worker_state") == ["task-1-2:9404", "task-1-3:9404"]
+    # Without state_var (the brokers' jobs) nobody is left out for it.
+    assert len(scrape_targets(list(hostvars), hostvars, "connect_worker_metrics_port", 9404)) == 3
+
+
+def test_a_state_other_than_present_or_absent_names_the_host() -> None:
+    with pytest.raises(AnsibleFilterError, match="connect_worker_state of task-1-1 must be present or absent, got 'gone'"):
+        scrape_targets(["task-1-1"], {"task-1-1": {"connect_worker_state": "gone"}}, "port", 9404, None, "connect_worker_state")
