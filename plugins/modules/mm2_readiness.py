@@ -1,0 +1,413 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: contributors to the kafka_dr.mm2 collection
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: mm2_readiness
+short_description: Whether a MirrorMaker 2 flow can fail over now, and what it would cost, in numbers
+version_added: 0.4.0
+description:
+  - Reads both clusters of a flow C(source -> target) and changes nothing. C(docs/readiness.md) defines every figure,
+    how it is measured and its error bound.
+  - B(Recovery point now), per source partition of the flow's topics. It counts the source records that are not on the
+    target, from MM2's newest offset sync and the remote partition's end offset. The target's last record is then found on
+    the source by its key, value, headers and timestamp, which makes the count exact. It also gives the age of the oldest
+    record not copied, from its timestamp.
+  - B(Failover cost now), per consumer group and partition. A planned failover resumes at the first target copy of the
+    committed record (the exact translation of M(kafka_dr.mm2.mm2_failover)) and re-reads nothing. An unplanned one resumes
+    at MM2's newest checkpoint and re-reads the records between it and that copy. The report also gives the checkpoint's age
+    and the groups MM2 has not translated, each with its reason (filtered out by the flow, no commit on the source, a commit
+    too far behind for any offset sync, active members on the target).
+  - B(The applications on the target). Each remote topic's partitions, C(cleanup.policy), C(max.message.bytes),
+    C(min.insync.replicas), retention and replication factor are compared with the source topic's and with the target's
+    defaults. With O(consumers) and O(producers), the ACL bindings each principal would need on the target are listed, as
+    the source grants them, and each missing binding is named.
+  - B(Silent-loss sentinels). Records the source deleted before MM2 copied them, counted. A source topic deleted and
+    re-created, seen from its topic id (against O(known_topic_ids)) or from a source that ends before the newest synced
+    offset. A remote topic that ends before the newest synced downstream offset.
+  - B(Recovery time). The duration measured by the newest failover report (O(last_failover_report)), when there is one;
+    nothing is estimated.
+  - The verdict RV(ready) (C(READY) or C(NOT READY)) with every problem. The module never fails on a C(NOT READY) verdict;
+    C(playbooks/readiness.yml) does.
+  - Runs on a host with Java and a Kafka installation, like M(kafka_dr.mm2.mm2_failover), with py4j importable by its Python.
+author:
+  - kafka_dr.mm2 maintainers (!UNKNOWN)
+options:
+  flow:
+    description: The flow's name in the report; C(<source_alias>-><target_alias>) when omitted.
+    type: str
+  source_alias:
+    description: Alias of the flow's source cluster.
+    type: str
+    required: true
+  target_alias:
+    description: Alias of the flow's target cluster.
+    type: str
+    required: true
+  source_client:
+    description:
+      - Kafka client settings for the source (C(bootstrap.servers), C(security.protocol), C(sasl.*), C(ssl.*)); values may hold
+        C(${file:PATH:KEY}) placeholders, resolved from properties files on the host.
+    type: dict
+    required: true
+  target_client:
+    description: Kafka client settings for the target, as O(source_client).
+    type: dict
+    required: true
+  topics_regex:
+    description: The flow's source topics, matched against whole names; empty takes every topic.
+    type: str
+    default: ''
+  groups:
+    description: Consumer groups to report. With O(groups_regex) empty too, every group the flow concerns.
+    type: list
+    elements: str
+    default: []
+  groups_regex:
+    description:
+      - Groups whose whole name matches are reported as well. Groups named here or in O(groups) that the flow filters out
+        make the verdict C(NOT READY); otherwise such groups are warnings.
+    type: str
+    default: ''
+  flow_groups:
+    description: The regular expressions of the groups the flow's checkpoint connector translates (its C(groups)).
+    type: list
+    elements: str
+    default: ['.*']
+  flow_groups_exclude:
+    description: Its C(groups.exclude).
+    type: list
+    elements: str
+    default: ['console-consumer-.*', 'connect-.*', '__.*']
+  checkpoints_topic:
+    description: MM2's checkpoints topic on the target; C(<source_alias>.checkpoints.internal) (the separator in place of the dots) when omitted.
+    type: str
+  offset_syncs_location:
+    description: The cluster holding MM2's offset-syncs topic.
+    type: str
+    choices: [source, target]
+    default: source
+  offset_syncs_topic:
+    description: MM2's offset-syncs topic; named after the cluster it does not live on when omitted.
+    type: str
+  replication_policy:
+    description: How the flow names remote topics.
+    type: str
+    default: default
+    choices: [default, identity]
+  separator:
+    description: The flow's C(replication.policy.separator).
+    type: str
+    default: .
+  offset_lag_max:
+    description: The flow's C(offset.lag.max), named in the reason of a commit too far behind.
+    type: int
+    default: 100
+  rpo_seconds:
+    description: The recovery point objective; a partition whose oldest record not copied is older makes it C(NOT READY). V(0) switches it off.
+    type: float
+    default: 60
+  rto_seconds:
+    description: The recovery time objective, compared with the newest failover's measured duration. V(0) switches it off.
+    type: float
+    default: 0
+  consumers:
+    description: Principals of the applications that consume the flow's topics and move to the target.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      principal:
+        description: The principal, for example V(User:app).
+        type: str
+        required: true
+      groups:
+        description: Groups it uses beyond those the source's ACLs let it read.
+        type: list
+        elements: str
+        default: []
+  producers:
+    description: Principals of the applications that produce to the flow's topics.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      principal:
+        description: The principal.
+        type: str
+        required: true
+      transactional_ids:
+        description: Transactional ids it uses beyond those the source's ACLs let it write.
+        type: list
+        elements: str
+        default: []
+  known_topic_ids:
+    description: Source topic -> topic id as the previous run saw them (RV(topic_ids) of that run); a different id now is a re-created topic.
+    type: dict
+    default: {}
+  last_failover_report:
+    description: The newest failover report of the flow (the JSON that C(playbooks/failover.yml) keeps), for the recovery time.
+    type: dict
+  last_failover_report_path:
+    description: Where O(last_failover_report) was read, named in the report.
+    type: str
+    default: ''
+  max_scan_records:
+    description: Records read at most per partition to find a copy of a record.
+    type: int
+    default: 100000
+  kafka_home:
+    description: Kafka installation whose C(libs/) jars provide the clients.
+    type: path
+    default: /opt/kafka
+  java:
+    description: The Java executable.
+    type: path
+    default: java
+  kafka_timeout:
+    description: Seconds each Kafka request may take.
+    type: int
+    default: 30
+notes:
+  - Supports check mode; it reads only, in both modes.
+  - ACLs are judged by the rules of Kafka's authorizers (DENY first, ALL, the operations that imply DESCRIBE, C(User:*),
+    literal, wildcard and prefixed patterns). Super users and C(allow.everyone.if.no.acl.found) are broker settings it
+    cannot see.
+seealso:
+  - module: kafka_dr.mm2.mm2_failover
+  - module: kafka_dr.mm2.mm2_status
+'''
+
+EXAMPLES = r'''
+- name: Can the orders flow fail over now?
+  kafka_dr.mm2.mm2_readiness:
+    source_alias: src
+    target_alias: dst
+    source_client:
+      bootstrap.servers: src-kafka-1:9094
+    target_client:
+      bootstrap.servers: dst-kafka-1:9094
+    topics_regex: 'orders\..*'
+    rpo_seconds: 30
+    consumers:
+      - principal: User:orders-app
+  vars:
+    ansible_python_interpreter: /opt/kafka-dr/failover/venv/bin/python
+  register: readiness
+'''
+
+RETURN = r'''
+ready:
+  description: True when no problem was found (warnings do not count).
+  returned: always
+  type: bool
+verdict:
+  description: C(READY) or C(NOT READY).
+  returned: always
+  type: str
+problems:
+  description: Every finding that makes it C(NOT READY).
+  returned: always
+  type: list
+  elements: str
+readiness_warnings:
+  description: Findings that do not (not named C(warnings), which Ansible reserves for its own).
+  returned: always
+  type: list
+  elements: str
+topic_ids:
+  description: Source topic -> topic id (null where the cluster has none), for the next run's O(known_topic_ids).
+  returned: always
+  type: dict
+report:
+  description:
+    - The figures, as C(docs/readiness.md) describes them. C(recovery_point) has one entry per source partition,
+      C(groups) one per consumer group with its C(partitions), and then C(configs), C(acls), C(sentinels),
+      C(recovery_time) and C(summary).
+  returned: always
+  type: dict
+text:
+  description: The report on one screen.
+  returned: always
+  type: str
+'''
+
+import re
+import time
+import traceback
+from typing import Any, Dict, List
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
+    PY4J_IMPORT_ERROR,
+    JvmKafkaSide,
+    KafkaJvm,
+    KafkaSideError,
+    resolve_file_placeholders,
+)
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import naming
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (
+    MM2_DEFAULT_GROUPS_EXCLUDE,
+    PrincipalSpec,
+    Readiness,
+    ReadinessRequest,
+    render_text,
+)
+
+
+def argument_spec() -> Dict[str, Dict[str, Any]]:
+    return dict(
+        flow={'type': 'str'},
+        source_alias={'type': 'str', 'required': True},
+        target_alias={'type': 'str', 'required': True},
+        source_client={'type': 'dict', 'required': True, 'no_log': True},
+        target_client={'type': 'dict', 'required': True, 'no_log': True},
+        topics_regex={'type': 'str', 'default': ''},
+        groups={'type': 'list', 'elements': 'str', 'default': []},
+        groups_regex={'type': 'str', 'default': ''},
+        flow_groups={'type': 'list', 'elements': 'str', 'default': ['.*']},
+        flow_groups_exclude={'type': 'list', 'elements': 'str', 'default': list(MM2_DEFAULT_GROUPS_EXCLUDE)},
+        checkpoints_topic={'type': 'str'},
+        offset_syncs_location={'type': 'str', 'default': 'source', 'choices': ['source', 'target']},
+        offset_syncs_topic={'type': 'str'},
+        replication_policy={'type': 'str', 'default': 'default', 'choices': ['default', 'identity']},
+        separator={'type': 'str', 'default': '.'},
+        offset_lag_max={'type': 'int', 'default': 100},
+        rpo_seconds={'type': 'float', 'default': 60},
+        rto_seconds={'type': 'float', 'default': 0},
+        consumers={'type': 'list', 'elements': 'dict', 'default': [], 'options': {
+            'principal': {'type': 'str', 'required': True},
+            'groups': {'type': 'list', 'elements': 'str', 'default': []}}},
+        producers={'type': 'list', 'elements': 'dict', 'default': [], 'options': {
+            'principal': {'type': 'str', 'required': True},
+            'transactional_ids': {'type': 'list', 'elements': 'str', 'default': []}}},
+        known_topic_ids={'type': 'dict', 'default': {}},
+        last_failover_report={'type': 'dict'},
+        last_failover_report_path={'type': 'str', 'default': ''},
+        max_scan_records={'type': 'int', 'default': 100000},
+        kafka_home={'type': 'path', 'default': '/opt/kafka'},
+        java={'type': 'path', 'default': 'java'},
+        kafka_timeout={'type': 'int', 'default': 30},
+    )
+
+
+def input_errors(params: Dict[str, Any]) -> List[str]:
+    """Problems of the arguments alone, found before any cluster is contacted."""
+    errors = []
+    for option in ('topics_regex', 'groups_regex'):
+        try:
+            re.compile(params[option])
+        except re.error as exc:
+            errors.append('%s is not a regular expression: %s' % (option, exc))
+    for option in ('flow_groups', 'flow_groups_exclude'):
+        for pattern in params[option]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                errors.append('%s pattern %r is not a regular expression: %s' % (option, pattern, exc))
+    for option in ('source_client', 'target_client'):
+        if not params[option].get('bootstrap.servers'):
+            errors.append('%s has no bootstrap.servers' % option)
+    for option in ('rpo_seconds', 'rto_seconds'):
+        if params[option] < 0:
+            errors.append('%s must be 0 (off) or more' % option)
+    if params['max_scan_records'] < 1:
+        errors.append('max_scan_records must be 1 or more')
+    return errors
+
+
+def build_request(params: Dict[str, Any]) -> ReadinessRequest:
+    source, target = params['source_alias'], params['target_alias']
+    rules = ReplicationNaming(policy=params['replication_policy'], separator=params['separator'], source_alias=source)
+    remote_topic, source_topic = naming(params['replication_policy'], source, params['separator'])
+    # After a failover producers write under the same name: the remote topic itself only under the identity policy.
+    producer_topic = remote_topic if rules.identity else (lambda topic: topic)
+    syncs_topic = params['offset_syncs_topic'] or rules.offset_syncs_placement(source, target, params['offset_syncs_location'])[1]
+    principals = [PrincipalSpec(entry['principal'].strip(), 'consumer', groups=tuple(entry['groups'] or ()))
+                  for entry in params['consumers']]
+    principals += [PrincipalSpec(entry['principal'].strip(), 'producer', transactional_ids=tuple(entry['transactional_ids'] or ()))
+                   for entry in params['producers']]
+    return ReadinessRequest(
+        flow=params['flow'] or '%s->%s' % (source, target),
+        source_alias=source,
+        target_alias=target,
+        topics_regex=params['topics_regex'],
+        checkpoints_topic=params['checkpoints_topic'] or rules.checkpoints_topic(source),
+        offset_syncs_topic=syncs_topic,
+        offset_syncs_location=params['offset_syncs_location'],
+        remote_topic=remote_topic,
+        source_topic=source_topic,
+        producer_topic=producer_topic,
+        groups=params['groups'],
+        groups_regex=params['groups_regex'],
+        flow_groups=params['flow_groups'],
+        flow_groups_exclude=params['flow_groups_exclude'],
+        offset_lag_max=params['offset_lag_max'],
+        rpo_seconds=float(params['rpo_seconds']),
+        rto_seconds=float(params['rto_seconds']),
+        principals=principals,
+        known_topic_ids={str(key): str(value) for key, value in params['known_topic_ids'].items() if value},
+        last_failover=params['last_failover_report'],
+        last_failover_path=params['last_failover_report_path'],
+        max_scan_records=params['max_scan_records'],
+    )
+
+
+def client_settings(module: AnsibleModule, option: str) -> Dict[str, str]:
+    given = module.params[option]
+    try:
+        resolved = resolve_file_placeholders({str(key): str(value) for key, value in given.items()})
+    except ValueError as exc:
+        module.fail_json(msg='%s: %s' % (option, exc))
+    module.no_log_values.update(value for key, value in resolved.items()
+                                if value != str(given[key]) or 'password' in key or 'jaas' in key)
+    return resolved
+
+
+def run(module: AnsibleModule) -> Dict[str, Any]:
+    params = module.params
+    request = build_request(params)
+    source_settings = client_settings(module, 'source_client')
+    target_settings = client_settings(module, 'target_client')
+    timeout_ms = params['kafka_timeout'] * 1000
+    sides: List[JvmKafkaSide] = []
+    with KafkaJvm(params['kafka_home'], params['java']) as jvm:
+        try:
+            source = JvmKafkaSide(jvm, params['source_alias'], source_settings, timeout_ms, purpose='readiness')
+            sides.append(source)
+            target = JvmKafkaSide(jvm, params['target_alias'], target_settings, timeout_ms, purpose='readiness')
+            sides.append(target)
+            return Readiness(request, source, target, clock=time.time).run().as_dict()
+        finally:
+            for side in sides:
+                side.close()
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    if PY4J_IMPORT_ERROR:
+        module.fail_json(msg=missing_required_lib('py4j') + ' (run the module with an interpreter that has it)',
+                         exception=PY4J_IMPORT_ERROR)
+    errors = input_errors(module.params)
+    if errors:
+        module.fail_json(msg='; '.join(errors))
+    try:
+        report = run(module)
+    except KafkaSideError as exc:
+        module.fail_json(msg='Kafka cluster %s answered an error (%s): %s' % (exc.cluster, exc.action, exc.message),
+                         cluster=exc.cluster)
+    except RuntimeError as exc:
+        module.fail_json(msg=str(exc), exception=traceback.format_exc())
+    module.exit_json(changed=False, ready=report['ready'], verdict=report['verdict'], problems=report['problems'],
+                     readiness_warnings=report['warnings'], topic_ids=report['topic_ids'], report=report,
+                     text=render_text(report))
+
+
+if __name__ == '__main__':
+    main()
