@@ -23,6 +23,7 @@ from mm2_validator.delivery import (
     DeliveryError,
     DuplicatePolicy,
 )
+from mm2_validator.incremental import StateError
 from mm2_validator.shared import mm2_naming
 from mm2_validator.window import (
     ReplicationWindow,
@@ -51,7 +52,7 @@ _KAFKA_ACCESS_ERRORS = (
 )
 
 # Bad input found before or while planning the run: usage errors (exit code 2).
-USAGE_ERRORS = (ConfigError, WindowError, DeliveryError)
+USAGE_ERRORS = (ConfigError, WindowError, DeliveryError, StateError)
 UNLIMITED = "unlimited"
 
 log = logging.getLogger("mm2_validator")
@@ -146,6 +147,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge source records with a timestamp at or after this moment, and their replicas",
     )
 
+    incremental = parser.add_argument_group(
+        "incremental mode (judge only what arrived since the last proven position; see docs/validator.md)"
+    )
+    incremental.add_argument(
+        "--incremental",
+        action="store_true",
+        help="judge the records since the positions in --state, carry records still in flight, then advance the state",
+    )
+    incremental.add_argument("--state", type=Path, metavar="PATH", help="the incremental state file (JSON, on this node)")
+    incremental.add_argument(
+        "--reset-state",
+        action="store_true",
+        help="start the state over when it belongs to another flow or a re-created topic (refused otherwise)",
+    )
+    incremental.add_argument(
+        "--state-memory",
+        type=int,
+        default=None,
+        metavar="N",
+        help="judged records remembered per partition to find duplicates and late copies in later runs (default: 5000)",
+    )
+
     run = parser.add_argument_group("run")
     run.add_argument(
         "--catchup-timeout",
@@ -209,6 +232,20 @@ def window_from_args(args: argparse.Namespace) -> ReplicationWindow:
     window = ReplicationWindow(parse_from_offsets(args.from_offsets), parse_from_timestamp(args.from_timestamp))
     check_window_topics(window, _split_list(args.topics), args.topics_regex)
     return window
+
+
+def check_incremental_args(args: argparse.Namespace) -> None:
+    """Incremental options make sense together and without a window."""
+    if not args.incremental:
+        if args.state or args.reset_state or args.state_memory is not None:
+            raise ConfigError("--state, --reset-state and --state-memory need --incremental")
+        return
+    if not args.state:
+        raise ConfigError("--incremental needs --state PATH")
+    if args.from_offsets or args.from_timestamp:
+        raise ConfigError("--incremental starts from the state's positions: --from-offsets and --from-timestamp do not apply")
+    if args.state_memory is not None and args.state_memory < 0:
+        raise ConfigError(f"--state-memory must be zero or more, got {args.state_memory}")
 
 
 def _split_list(text: Optional[str]) -> tuple[str, ...]:
@@ -395,6 +432,7 @@ def main(
     logging.getLogger("py4j").setLevel(logging.WARNING)
 
     try:
+        check_incremental_args(args)
         config = config_from_args(args)
         jars = [] if spark_factory else spark_jars(args)
         settings = spark_settings(args)
@@ -416,13 +454,34 @@ def main(
             if id(access) not in opened:
                 opened[id(access)] = make_cluster(spark, access)
             clusters.append(opened[id(access)])
-        result = Validation(spark, config, *clusters).run()  # type: ignore[arg-type]
+        if args.incremental:
+            result = _run_increment(spark, config, clusters, args)
+        else:
+            result = Validation(spark, config, *clusters).run()  # type: ignore[arg-type]
     except Exception as error:  # noqa: BLE001 - every failure maps to an exit code
         return failure_exit_code(error)
     finally:
         for cluster in opened.values():
             getattr(cluster, "close", lambda: None)()
 
-    write_reports(result, args.report_json, args.report_html)
+    if not args.incremental:  # an increment wrote its reports before its state
+        write_reports(result, args.report_json, args.report_html)
     print(text_summary(result))
     return EXIT_PASS if result.verdict == "PASS" else EXIT_FAIL
+
+
+def _run_increment(spark, config: ValidatorConfig, clusters: list, args: argparse.Namespace):  # -> ValidationResult
+    from mm2_validator.incremental import DEFAULT_MEMORY
+    from mm2_validator.incremental_job import run_incremental
+    from mm2_validator.report import write_reports
+
+    return run_incremental(
+        spark,
+        config,
+        clusters[0],
+        clusters[1],
+        args.state,
+        lambda result: write_reports(result, args.report_json, args.report_html),
+        reset=args.reset_state,
+        memory=DEFAULT_MEMORY if args.state_memory is None else args.state_memory,
+    )

@@ -49,6 +49,9 @@ KAFKA_RECORD_SCHEMA = StructType(
 
 T = TypeVar("T")
 
+# Uuid.ZERO_UUID as Kafka prints it: the id of a topic on a broker without topic ids.
+_ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"
+
 
 class KafkaAccessError(RuntimeError):
     """A cluster could not be reached or refused the client (exit code 2)."""
@@ -191,6 +194,30 @@ class SparkKafkaCluster:
 
     def end_offsets(self, topic: str, partitions: list[int]) -> dict[int, int]:
         return self._offsets(topic, partitions, earliest=False)
+
+    def topic_id(self, topic: str) -> Optional[str]:
+        """The topic's id (brokers and clients 2.8 or later), None where the cluster or
+        client does not give one; incremental mode tells a re-created topic by it."""
+        try:
+            jvm = self._jvm()
+            properties = jvm.java.util.Properties()
+            for key, value in self._access.consumer_properties().items():
+                properties.setProperty(key, value)
+            properties.setProperty("client.id", f"mm2-validator-{self.name}-admin")
+            properties.setProperty("request.timeout.ms", str(self._timeout_ms))
+            properties.setProperty("default.api.timeout.ms", str(self._timeout_ms))
+            admin = jvm.org.apache.kafka.clients.admin.Admin.create(properties)
+            try:
+                topics = jvm.java.util.Collections.singletonList(topic)
+                unit = jvm.java.util.concurrent.TimeUnit.MILLISECONDS
+                description = admin.describeTopics(topics).all().get(self._timeout_ms, unit).get(topic)
+                identifier = description.topicId()
+            finally:
+                admin.close()
+        except Exception:  # noqa: BLE001 - no id: the partition count and log starts stand in
+            return None
+        text = None if identifier is None else str(identifier.toString())
+        return None if not text or text == _ZERO_TOPIC_ID else text
 
     # -- records through the Spark Kafka source -------------------------------------
 

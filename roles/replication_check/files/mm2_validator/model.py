@@ -158,6 +158,9 @@ class ValidationResult:
     findings: list[Finding] = field(default_factory=list)
     duplicate_budget: DuplicateBudget = field(default_factory=DuplicateBudget)
     caught_up: bool = True
+    # Incremental mode (see `incremental`): the increment, its findings with their
+    # evidence and the cumulative counts; None for a whole run.
+    incremental: Optional[dict[str, Any]] = None
     started_at: str = ""
     elapsed_s: float = 0.0
 

@@ -50,7 +50,7 @@ def report_document(result: ValidationResult) -> dict[str, Any]:
                 "partitions": [asdict(p) for p in topic.partitions],
             }
         )
-    return {
+    document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": {"name": "mm2_validator", "version": __version__},
         "verdict": result.verdict,
@@ -70,6 +70,9 @@ def report_document(result: ValidationResult) -> dict[str, Any]:
         "findings": [f.as_dict() for f in result.findings],
         "duplicate_budget": asdict(result.duplicate_budget),
     }
+    if result.incremental is not None:
+        document["incremental"] = result.incremental
+    return document
 
 
 def write_json(result: ValidationResult, path: Path) -> None:
@@ -127,6 +130,31 @@ def duplicate_range_text(partition: PartitionResult) -> str:
     )
 
 
+def increment_lines(increment: Optional[dict[str, Any]]) -> list[str]:
+    """Incremental mode: what this run judged and carried, and the state's totals."""
+    if not increment:
+        return []
+    lines = [f"increment {increment['run']} of state {increment['state']}"]
+    for topic in increment["topics"]:
+        counts, cumulative = topic["counts"], topic["cumulative"]
+        carried = sum(p["carried_source"] for p in topic["partitions"])
+        problems = ", ".join(f"{kind} {cumulative.get(kind, 0)}" for kind in PROBLEM_KINDS if cumulative.get(kind))
+        lines.append(
+            f"  {topic['source_topic']}: {counts['records_judged']} record(s) judged, {carried} carried to the next run; "
+            f"since the state began {cumulative.get('records_judged', 0)} judged" + (f", {problems}" if problems else "")
+        )
+        for note in topic["notes"]:
+            lines.append(f"  {note['severity'].upper()}: {note['code']}: {note['message']}")
+    for finding in increment["findings"][:20]:
+        lines.append(
+            f"  {finding['kind']} {finding['topic']}:{finding['partition']} source offset {finding['source_offset']}"
+            f" target offset {finding['target_offset']}" + (f": {finding['detail']}" if finding.get("detail") else "")
+        )
+    if len(increment["findings"]) > 20:
+        lines.append(f"  ... {len(increment['findings']) - 20} more finding(s) in the JSON report")
+    return lines
+
+
 def text_summary(result: ValidationResult) -> str:
     lines: list[str] = []
     header = ["topic", "part", "source", "target"] + [_SHORT_KIND[k] for k in PROBLEM_KINDS] + ["checked by"]
@@ -177,6 +205,7 @@ def text_summary(result: ValidationResult) -> str:
     if window:
         lines.append(window)
     lines.append(describe_budget(result.duplicate_budget))
+    lines += increment_lines(result.incremental)
     errors = [f for f in result.findings if f.severity == "error"]
     warnings = [f for f in result.findings if f.severity == "warning"]
     for finding in errors + warnings:

@@ -1,0 +1,68 @@
+"""Incremental mode through the command line: the option checks (no Spark) and one
+end-to-end pair of increments over in-memory clusters (Spark)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from validator_helpers import BASE_TS_MS, record
+from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, main
+from validator_fakes import InMemoryCluster
+
+BASE = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--source-alias", "src", "--target-alias", "dst",
+        "--topics", "orders"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--incremental"], "--incremental needs --state PATH"),
+        (["--state", "x.json"], "need --incremental"),
+        (["--incremental", "--state", "x.json", "--from-offsets", "orders:0=1"], "do not apply"),
+        (["--incremental", "--state", "x.json", "--state-memory", "-1"], "zero or more"),
+    ],
+)
+def test_incremental_options_are_checked_before_spark_starts(capsys, extra, message):
+    def no_spark(*_):
+        raise AssertionError("Spark started")
+
+    assert main(BASE + extra, spark_factory=no_spark) == EXIT_USAGE
+    assert message in capsys.readouterr().err
+
+
+def orders(first, count):
+    return [record(key=f"k{i % 3}".encode(), value=f"v{i}".encode(), ts_ms=BASE_TS_MS + i) for i in range(first, first + count)]
+
+
+def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
+    source = InMemoryCluster("source", spark, {"orders": orders(0, 4)})
+    target = InMemoryCluster("target", spark, {"src.orders": orders(0, 3)})  # offset 3 in flight
+    state = tmp_path / "state.json"
+    report = tmp_path / "report.json"
+
+    def run(*extra):
+        argv = BASE + ["--incremental", "--state", str(state), "--report-json", str(report), *extra]
+        return main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _s, access: {"source": source, "target": target}[access.name])
+
+    assert run() == EXIT_PASS
+    first = json.loads(report.read_text())
+    part = first["incremental"]["topics"][0]["partitions"][0]
+    assert (part["records_judged"], part["carried_source"], part["proven"]) == (3, 1, 3)
+    assert json.loads(state.read_text())["topics"]["orders"]["partitions"]["0"]["proven"] == 3
+
+    source.add("orders", orders(4, 2))
+    target.add("src.orders", orders(3, 1) + orders(1, 1) + orders(4, 2))  # 1 replayed across the boundary
+    assert run() == EXIT_FAIL
+    second = json.loads(report.read_text())
+    assert [(f["kind"], f["source_offset"], f["target_offset"]) for f in second["incremental"]["findings"]] == [
+        ("duplicate", 1, 4)
+    ]
+    assert second["incremental"]["topics"][0]["cumulative"]["records_judged"] == 6
+    assert "increment 2 of state" in capsys.readouterr().out
+
+    argv = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--source-alias", "other", "--target-alias",
+            "dst", "--topics", "orders", "--incremental", "--state", str(state)]
+    assert main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _s, access: {"source": source, "target": target}[access.name]) == EXIT_USAGE
+    assert "belongs to flow src -> dst" in capsys.readouterr().err
