@@ -39,6 +39,13 @@ def _joined(values: Any) -> str:
     return ','.join(str(value) for value in values)
 
 
+def _truthy(value: Any) -> bool:
+    """A role's boolean, also when templating made it a string."""
+    if isinstance(value, str):
+        return value.strip().lower() in ('true', 'yes', 'on', '1')
+    return bool(value)
+
+
 def from_offsets_value(offsets: Any) -> str:
     """--from-offsets in the job's form topic:partition=offset,... ; a string is taken as it is."""
     if isinstance(offsets, str):
@@ -106,6 +113,12 @@ def job_arguments(settings: Mapping[str, Any]) -> List[Any]:
     from_offsets = from_offsets_value(settings.get('from_offsets'))
     if from_offsets:
         args += ['--from-offsets', from_offsets]
+    if _truthy(settings.get('incremental')):
+        if _unset(settings.get('state')):
+            raise ValueError('incremental needs state, the path of the state file on the node')
+        args += ['--incremental', '--state', str(settings['state'])]
+        if _truthy(settings.get('reset_state')):
+            args.append('--reset-state')
     spark_conf = settings.get('spark_conf') or {}
     if not isinstance(spark_conf, Mapping):
         raise ValueError('spark_conf must be a mapping of Spark settings, got %r' % (spark_conf,))

@@ -85,7 +85,16 @@ def test_offsets_and_spark_settings_reach_the_job() -> None:
     assert '--spark-conf=spark.sql.shuffle.partitions=4' in args
 
 
+def test_incremental_mode_reaches_the_job() -> None:
+    args = validator_invocation(dict(BASE, incremental='True', state='/var/lib/kafka-dr/validator/src-dst.json',
+                                     reset_state=False))['args']
+    assert args[args.index('--incremental') + 1:args.index('--incremental') + 3] == ['--state', '/var/lib/kafka-dr/validator/src-dst.json']
+    assert '--reset-state' not in args
+    assert '--incremental' not in validator_invocation(dict(BASE, incremental=False, state='x.json'))['args']
+
+
 @pytest.mark.parametrize('changes, message', [
+    ({'incremental': True, 'state': ''}, 'incremental needs state'),
     ({'mode': 'yarn'}, 'mode must be one of local, submit'),
     ({'from_offsets': ['orders:0=1']}, 'from_offsets must be'),
     ({'spark_conf': ['a=b']}, 'spark_conf must be a mapping'),
