@@ -361,7 +361,8 @@ class JvmKafkaSide:
         configs: Dict[str, Dict[str, str]] = {}
         for name, resource in resources.items():
             config = self._future(futures.get(resource))
-            configs[name] = {str(entry.name()): str(entry.value()) for entry in config.entries() if entry.value() is not None}
+            configs[name] = {str(entry.name()): str(entry.value()) for entry in config.entries().toArray()
+                             if entry.value() is not None}
         return configs
 
     def topic_configs(self, names: Sequence[str]) -> Dict[str, Dict[str, str]]:
@@ -373,7 +374,7 @@ class JvmKafkaSide:
     def broker_config(self) -> Dict[str, str]:
         """The configs of one broker of the cluster (its defaults for new topics)."""
         def describe() -> Dict[str, str]:
-            nodes = list(self._future(self._admin.describeCluster().nodes()))
+            nodes = list(self._future(self._admin.describeCluster().nodes()).toArray())
             if not nodes:
                 return {}
             node = str(nodes[0].idString())
@@ -391,7 +392,7 @@ class JvmKafkaSide:
                     return None
                 raise
             bindings = []
-            for item in found:
+            for item in found.toArray():
                 pattern, entry = item.pattern(), item.entry()
                 bindings.append(AclBinding(str(pattern.resourceType().toString()), str(pattern.name()),
                                            str(pattern.patternType().toString()), str(entry.principal()), str(entry.host()),
