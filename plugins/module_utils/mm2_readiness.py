@@ -346,6 +346,15 @@ def topic_id_sentinels(known: Mapping[str, str], current: Mapping[str, Optional[
     return found
 
 
+def state_topic_ids(current: Mapping[str, Optional[str]], known: Mapping[str, str], accept: bool) -> Dict[str, Optional[str]]:
+    """The topic ids to remember: the current ones, but a re-created topic keeps the id it had until the
+    operator accepts the new one, so that the finding stays until then."""
+    if accept:
+        return dict(current)
+    return {topic: known[topic] if known.get(topic) and topic_id and known[topic] != topic_id else topic_id
+            for topic, topic_id in current.items()}
+
+
 # ---- consumer groups --------------------------------------------------------------------------
 
 @dataclass

@@ -149,6 +149,12 @@ options:
     description: Source topic -> topic id as the previous run saw them (RV(topic_ids) of that run); a different id now is a re-created topic.
     type: dict
     default: {}
+  accept_recreated:
+    description:
+      - Accept the current ids of source topics found re-created (once the remote topics were dealt with), so that
+        RV(state_topic_ids) holds them and the next run no longer reports them.
+    type: bool
+    default: false
   last_failover_report:
     description: The newest failover report of the flow (the JSON that C(playbooks/failover.yml) keeps), for the recovery time.
     type: dict
@@ -220,7 +226,13 @@ readiness_warnings:
   type: list
   elements: str
 topic_ids:
-  description: Source topic -> topic id (null where the cluster has none), for the next run's O(known_topic_ids).
+  description: Source topic -> topic id (null where the cluster has none).
+  returned: always
+  type: dict
+state_topic_ids:
+  description:
+    - The ids to remember for the next run's O(known_topic_ids), RV(topic_ids) except that a topic found re-created keeps
+      its previous id unless O(accept_recreated), so the finding stays until the operator accepts it.
   returned: always
   type: dict
 report:
@@ -258,6 +270,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import 
     Readiness,
     ReadinessRequest,
     render_text,
+    state_topic_ids,
 )
 
 
@@ -288,6 +301,7 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
             'principal': {'type': 'str', 'required': True},
             'transactional_ids': {'type': 'list', 'elements': 'str', 'default': []}}},
         known_topic_ids={'type': 'dict', 'default': {}},
+        accept_recreated={'type': 'bool', 'default': False},
         last_failover_report={'type': 'dict'},
         last_failover_report_path={'type': 'str', 'default': ''},
         max_scan_records={'type': 'int', 'default': 100000},
@@ -322,6 +336,10 @@ def input_errors(params: Dict[str, Any]) -> List[str]:
     return errors
 
 
+def known_ids(params: Dict[str, Any]) -> Dict[str, str]:
+    return {str(key): str(value) for key, value in params['known_topic_ids'].items() if value}
+
+
 def build_request(params: Dict[str, Any]) -> ReadinessRequest:
     source, target = params['source_alias'], params['target_alias']
     rules = ReplicationNaming(policy=params['replication_policy'], separator=params['separator'], source_alias=source)
@@ -352,7 +370,7 @@ def build_request(params: Dict[str, Any]) -> ReadinessRequest:
         rpo_seconds=float(params['rpo_seconds']),
         rto_seconds=float(params['rto_seconds']),
         principals=principals,
-        known_topic_ids={str(key): str(value) for key, value in params['known_topic_ids'].items() if value},
+        known_topic_ids=known_ids(params),
         last_failover=params['last_failover_report'],
         last_failover_path=params['last_failover_report_path'],
         max_scan_records=params['max_scan_records'],
@@ -405,8 +423,10 @@ def main() -> None:
     except RuntimeError as exc:
         module.fail_json(msg=str(exc), exception=traceback.format_exc())
     module.exit_json(changed=False, ready=report['ready'], verdict=report['verdict'], problems=report['problems'],
-                     readiness_warnings=report['warnings'], topic_ids=report['topic_ids'], report=report,
-                     text=render_text(report))
+                     readiness_warnings=report['warnings'], topic_ids=report['topic_ids'],
+                     state_topic_ids=state_topic_ids(report['topic_ids'], known_ids(module.params),
+                                                     module.params['accept_recreated']),
+                     report=report, text=render_text(report))
 
 
 if __name__ == '__main__':

@@ -538,3 +538,11 @@ def test_the_text_screen_shows_every_figure() -> None:
                      'missing: User:app ALLOW READ on TOPIC:LITERAL:src.foo.orders from *', 'Silent-loss sentinels: none',
                      'Recovery time: not measured', 'NOT READY: '):
         assert expected in text, expected
+
+
+def test_a_recreated_topic_keeps_its_old_id_until_accepted() -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import state_topic_ids
+    current = {'a': 'new', 'b': 'same', 'c': None, 'd': 'first'}
+    known = {'a': 'old', 'b': 'same', 'c': 'x'}
+    assert state_topic_ids(current, known, accept=False) == {'a': 'old', 'b': 'same', 'c': None, 'd': 'first'}
+    assert state_topic_ids(current, known, accept=True) == current

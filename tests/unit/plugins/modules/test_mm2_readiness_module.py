@@ -111,6 +111,15 @@ def test_a_run_reports_figures_verdict_and_text(clusters: Dict[str, Any], capsys
 def test_a_caught_up_flow_is_ready_in_check_mode(clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     result = run_module(capsys, rpo_seconds=60, _ansible_check_mode=True, known_topic_ids={'foo.orders': 'id-1'})
     assert result['ready'] is True and result['problems'] == [] and result['verdict'] == 'READY'
+    assert result['state_topic_ids'] == {'foo.orders': 'id-1'}
+
+
+def test_a_recreated_topic_stays_reported_until_accepted(clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_module(capsys, known_topic_ids={'foo.orders': 'id-0'})
+    assert any('deleted and re-created since the previous readiness run' in text for text in result['problems'])
+    assert result['topic_ids'] == {'foo.orders': 'id-1'} and result['state_topic_ids'] == {'foo.orders': 'id-0'}
+    accepted = run_module(capsys, known_topic_ids={'foo.orders': 'id-0'}, accept_recreated=True)
+    assert accepted['state_topic_ids'] == {'foo.orders': 'id-1'}
 
 
 def test_an_unreachable_cluster_fails_naming_it(clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
