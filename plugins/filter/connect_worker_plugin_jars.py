@@ -15,7 +15,7 @@ description:
     C(<classpath_dir>/<name>/), whose C(<dir>/*) the worker's unit adds to its class path. C(name) defaults to the
     jar's file name without C(.jar); entries with the same C(name) share the directory.
   - Directories are root-owned, mode C(0750), files C(0640), both of group O(group).
-  - RV(_value.jar_directories) hold only the jars of the list: the role removes any other C(*.jar) there (an older
+  - RV(_value.jar_directories) hold only the jars of the list; the role removes any other C(*.jar) there (an older
     version of a jar whose C(name) stayed).
   - Refuses the entries filter C(kafka_dr.mm2.connect_worker_plugin_jar_errors) reports.
 options:

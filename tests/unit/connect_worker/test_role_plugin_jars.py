@@ -54,8 +54,8 @@ def test_a_policy_on_the_class_path_and_a_plugin_under_the_plugin_path(tmp_path:
                           {'src': str(smt), 'sha256': digest(smt)}])
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     layout = json.loads((tmp_path / 'layout.json').read_text())
-    assert [item['dest'] for item in layout['files']] == ['/opt/kafka/connect-classpath/prefix-policy/prefix-policy-1.0.jar',
-                                                         '/opt/kafka/plugins/my-smt/my-smt.jar']
+    assert [item['dest'] for item in layout['files']] == [
+        '/opt/kafka/connect-classpath/prefix-policy/prefix-policy-1.0.jar', '/opt/kafka/plugins/my-smt/my-smt.jar']
     exec_start = [line for line in (tmp_path / 'kafka-connect.service').read_text().splitlines() if line.startswith('ExecStart=')]
     assert len(exec_start) == 1
     assert ' -cp /opt/kafka/current/libs/*:/opt/kafka/connect-classpath/prefix-policy/* org.apache.kafka.connect.cli.ConnectDistributed ' \
