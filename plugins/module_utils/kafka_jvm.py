@@ -247,8 +247,15 @@ class JvmKafkaSide:
         return self._call('list consumer groups', listing)
 
     def group_members(self, group: str) -> List[Member]:
+        """The group's active members; none for a group the cluster does not know (Kafka 4.0 and later
+        answer GroupIdNotFoundException where earlier releases describe an empty, dead group)."""
         def describe() -> List[Member]:
-            described = self._future(self._admin.describeConsumerGroups([group]).all())
+            try:
+                described = self._future(self._admin.describeConsumerGroups([group]).all())
+            except Py4JJavaError as exc:
+                if 'GroupIdNotFoundException' in java_message(exc):
+                    return []
+                raise
             members = described[group].members()
             return sorted(Member(str(m.clientId()), str(m.host()).lstrip('/')) for m in members)
         return self._call('describe group %s' % group, describe)
