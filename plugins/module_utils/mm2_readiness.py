@@ -1055,8 +1055,9 @@ def _group_lines(report: Mapping[str, Any]) -> List[str]:
 def _apps_lines(report: Mapping[str, Any]) -> List[str]:
     lines = ['Applications on the target']
     breaking = [finding for finding in report['configs'] if finding['breaks']]
-    lines.append('  topic configs: %s' % ('%d differences, %d that break applications'
-                                           % (len(report['configs']), len(breaking)) if report['configs'] else 'as on the source'))
+    lines.append('  topic configs: %s' % ('%s, %d that break applications' % (_counted(len(report['configs']), 'difference'),
+                                                                              len(breaking))
+                                           if report['configs'] else 'as on the source'))
     for finding in report['configs']:
         lines.append('    %s %s' % ('BREAKS' if finding['breaks'] else 'warns ', finding['message']))
     if not report['acls']:
