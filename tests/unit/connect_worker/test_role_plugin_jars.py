@@ -7,9 +7,11 @@ the layout puts a plugin under plugin.path and a replication policy on the class
 
 from __future__ import annotations
 
+import grp
 import hashlib
 import json
 import os
+import pwd
 import subprocess
 import zipfile
 from pathlib import Path
@@ -19,6 +21,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PLAYBOOK = Path(__file__).with_name('plugin_jars_render.yml')
+INSTALL_PLAYBOOK = Path(__file__).with_name('plugin_jars_install.yml')
 ANSIBLE_PLAYBOOK = REPO_ROOT / '.venv' / 'bin' / 'ansible-playbook'
 
 pytestmark = [pytest.mark.playbook,
@@ -76,3 +79,42 @@ def test_a_jar_with_another_checksum_is_refused_before_anything_is_installed(tmp
     assert done.returncode != 0
     assert '%s has the SHA-256 %s, not the expected %s' % (policy, digest(policy), expected) in done.stdout
     assert not (tmp_path / 'layout.json').exists()
+
+
+def install(tmp_path: Path, jars: List[Dict[str, Any]]) -> subprocess.CompletedProcess:
+    """tasks/plugin_jars.yml into tmp_path, owned by this user's group; "started in this run", so no restart."""
+    vars_file = tmp_path / 'install-vars.json'
+    vars_file.write_text(json.dumps({
+        'connect_worker_plugin_jars': jars, 'connect_worker_plugin_dir': str(tmp_path / 'plugins'),
+        'connect_worker_classpath_dir': str(tmp_path / 'connect-classpath'), 'kafka_install_group': grp.getgrgid(os.getgid()).gr_name,
+        '__connect_worker_started': {'changed': True}, 'ansible_python_interpreter': '{{ ansible_playbook_python }}'}))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+    return subprocess.run([str(ANSIBLE_PLAYBOOK), '-i', 'localhost,', str(INSTALL_PLAYBOOK), '-e', '@%s' % vars_file],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.skipif(pwd.getpwuid(os.getuid()).pw_name != 'root', reason='the jars are installed owned by root')
+def test_install_is_idempotent_and_a_new_version_replaces_the_old(tmp_path: Path) -> None:
+    (tmp_path / 'plugins').mkdir()
+    old = make_jar(tmp_path / 'prefix-policy-1.0.jar')
+    smt = make_jar(tmp_path / 'my-smt.jar', 'META-INF/services/org.apache.kafka.connect.transforms.Transformation')
+    jars = [{'src': str(old), 'sha256': digest(old), 'name': 'prefix-policy', 'classpath': True}, {'src': str(smt), 'sha256': digest(smt)}]
+    first = install(tmp_path, jars)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+    policy_dir = tmp_path / 'connect-classpath' / 'prefix-policy'
+    assert (policy_dir / 'prefix-policy-1.0.jar').read_bytes() == old.read_bytes()
+    assert (tmp_path / 'plugins' / 'my-smt' / 'my-smt.jar').read_bytes() == smt.read_bytes()
+    assert oct(policy_dir.stat().st_mode & 0o777) == '0o750'
+    assert oct((policy_dir / 'prefix-policy-1.0.jar').stat().st_mode & 0o777) == '0o640'
+    assert (policy_dir / 'prefix-policy-1.0.jar').stat().st_uid == 0
+
+    again = install(tmp_path, jars)
+    assert again.returncode == 0 and 'changed=0' in again.stdout, again.stdout[-3000:]
+
+    new = tmp_path / 'prefix-policy-1.1.jar'
+    with zipfile.ZipFile(new, 'w') as jar:
+        jar.writestr('com/example/Policy.class', b'\xca\xfe\xba\xbe\x00')
+    upgraded = install(tmp_path, [dict(jars[0], src=str(new), sha256=digest(new)), jars[1]])
+    assert upgraded.returncode == 0, upgraded.stdout[-3000:] + upgraded.stderr[-2000:]
+    assert sorted(path.name for path in policy_dir.iterdir()) == ['prefix-policy-1.1.jar']
+    assert (tmp_path / 'plugins' / 'my-smt' / 'my-smt.jar').exists()
