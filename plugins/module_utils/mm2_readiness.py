@@ -423,11 +423,11 @@ def untranslated_reason(committed: Optional[int], source_end: Optional[int], syn
     oldest = min(sync.upstream for sync in syncs)
     if committed < oldest:
         behind = '' if source_end is None else ', %d records behind the end' % (source_end - committed)
-        return ('commit too far behind: committed offset %d is below the oldest offset sync MM2 keeps for the '
+        text = ('commit too far behind: committed offset %d is below the oldest offset sync MM2 keeps for the '
                 'partition (source offset %d%s). MM2 writes a sync only every offset.lag.max (%d) records or at a gap, '
                 'keeps few for old positions and, once the offset-syncs topic is compacted, only the newest; it cannot '
-                'translate an older position until the group reads past %d' % (committed, oldest, behind,
-                                                                                offset_lag_max, oldest))
+                'translate an older position until the group reads past %d')
+        return text % (committed, oldest, behind, offset_lag_max, oldest)
     return ('not checkpointed yet although offset syncs cover it: the checkpoint connector has not run since the '
             'commit (emit.checkpoints.interval.seconds), is not running, or does not list the group')
 
@@ -1055,16 +1055,15 @@ def _group_lines(report: Mapping[str, Any]) -> List[str]:
 def _apps_lines(report: Mapping[str, Any]) -> List[str]:
     lines = ['Applications on the target']
     breaking = [finding for finding in report['configs'] if finding['breaks']]
-    lines.append('  topic configs: %s' % ('%s, %d that break applications' % (_counted(len(report['configs']), 'difference'),
-                                                                              len(breaking))
-                                           if report['configs'] else 'as on the source'))
+    differences = '%s, %d that break applications' % (_counted(len(report['configs']), 'difference'), len(breaking))
+    lines.append('  topic configs: %s' % (differences if report['configs'] else 'as on the source'))
     for finding in report['configs']:
         lines.append('    %s %s' % ('BREAKS' if finding['breaks'] else 'warns ', finding['message']))
     if not report['acls']:
         lines.append('  ACLs: no consumer or producer principal named for the flow (consumers, producers)')
     for entry in report['acls']:
-        lines.append('  ACLs of %s (%s): %d needed, %d missing' % (entry['principal'], ', '.join(entry['roles']),
-                                                                 len(entry['needed']), len(entry['missing'])))
+        lines.append('  ACLs of %s (%s): %d needed, %d missing'
+                     % (entry['principal'], ', '.join(entry['roles']), len(entry['needed']), len(entry['missing'])))
         lines += ['    missing: %s' % item for item in entry['missing']]
         lines += ['    note: %s' % item for item in entry['notes']]
     return lines
@@ -1072,8 +1071,8 @@ def _apps_lines(report: Mapping[str, Any]) -> List[str]:
 
 def render_text(report: Mapping[str, Any]) -> str:
     """The report on one screen: each figure, then the verdict with every finding."""
-    lines = ['Readiness of flow %s (%s -> %s) at %s: %s' % (report['flow'], report['source'], report['target'],
-                                                           report['measured_at'], report['verdict']), '']
+    lines = ['Readiness of flow %s (%s -> %s) at %s: %s'
+             % (report['flow'], report['source'], report['target'], report['measured_at'], report['verdict']), '']
     lines += _recovery_lines(report) + ['']
     lines += _group_lines(report) + ['']
     lines += _apps_lines(report) + ['']
@@ -1088,8 +1087,8 @@ def render_text(report: Mapping[str, Any]) -> str:
     if measured is None:
         lines.append('Recovery time: %s%s' % (rto.get('note', 'not measured'), target))
     else:
-        lines.append('Recovery time: %s s measured by %s (%s failover at %s)%s' % (measured, rto.get('report'), rto.get('mode'),
-                                                                                rto.get('at'), target))
+        lines.append('Recovery time: %s s measured by %s (%s failover at %s)%s'
+                     % (measured, rto.get('report'), rto.get('mode'), rto.get('at'), target))
     lines.append('')
     lines.append('%s: %s, %s' % (report['verdict'], _counted(len(report['problems']), 'problem'),
                                  _counted(len(report['warnings']), 'warning')))

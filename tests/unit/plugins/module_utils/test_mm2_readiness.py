@@ -363,7 +363,7 @@ def test_what_breaks_applications() -> None:
     assert findings(target_info=info(partitions=2))['partitions'].breaks
     assert not findings(target_info=info(partitions=4))['partitions'].breaks
     assert findings(cleanup_policy='compact')['cleanup.policy'].breaks
-    assert findings(cleanup_policy='delete')  == {}
+    assert findings(cleanup_policy='delete') == {}
     assert findings(max_message_bytes='1048588')['max.message.bytes'].breaks
     assert findings(min_insync_replicas='4')['min.insync.replicas'].breaks
     missing = compare_topic('orders', 'src.orders', info(), SOURCE_CONFIG, None, {}, {})
