@@ -434,7 +434,7 @@ def test_the_authorizer_rules() -> None:
 def test_each_principal_gets_what_the_source_grants_it_named_when_missing() -> None:
     source = sorted(parse_acl_listing(SOURCE_LISTING))
     target = sorted(parse_acl_listing(TARGET_LISTING))
-    remote, _ = naming('default', 'src', '.')
+    remote = naming('default', 'src', '.')[0]
     specs = [PrincipalSpec('User:app', 'consumer'), PrincipalSpec('User:writer', 'producer')]
     answers = {entry.principal: entry for entry in check_principal(
         specs, source, target, ['foo.orders'], ['app', 'app-2', 'other'], remote, lambda topic: topic, {'src.foo.orders'})}
@@ -449,7 +449,7 @@ def test_each_principal_gets_what_the_source_grants_it_named_when_missing() -> N
 
 
 def test_without_authorizers() -> None:
-    remote, _ = naming('default', 'src', '.')
+    remote = naming('default', 'src', '.')[0]
     (open_source,) = check_principal([PrincipalSpec('User:app', 'consumer', groups=('app',))], None, [], ['foo.orders'],
                                      [], remote, lambda topic: topic)
     assert len(open_source.missing) == 3 and any('no authorizer' in note for note in open_source.notes)
