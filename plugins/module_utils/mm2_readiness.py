@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Set, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_acls import AclBinding, AclNeed, allowed, granting
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaRecord, KafkaSide, TopicInfo, TopicPartition
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaRecord, KafkaSide, KafkaSideError, TopicInfo, TopicPartition
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import (
     METHOD_START,
     Checkpoint,
@@ -980,7 +980,8 @@ class Readiness:
         source_configs = self.source.topic_configs(list(topics))
         existing = sorted({remote[topic] for topic in topics if remote[topic] in remote_described})
         target_configs = self.target.topic_configs(existing)
-        broker = self.target.broker_config() if existing else {}
+        broker = self._allowed_read(self.target, self.target.broker_config, {}, 'its broker defaults', 'DescribeConfigs') \
+            if existing else {}
         for topic in topics:
             self.report.configs += compare_topic(topic, remote[topic], described[topic], source_configs.get(topic, {}),
                                                  remote_described.get(remote[topic]),
@@ -989,8 +990,23 @@ class Readiness:
     def _acls(self, topics: Sequence[str], target_topics: Set[str]) -> None:
         request = self.request
         groups = [group.group for group in self.report.groups]
-        self.report.acls = check_principal(request.principals, self.source.acls(), self.target.acls(), topics, groups,
-                                           request.remote_topic, request.producer_topic, target_topics)
+        unread = object()
+        acls = [self._allowed_read(side, side.acls, unread, 'its ACLs', 'Describe') for side in (self.source, self.target)]
+        if unread in acls:
+            return
+        self.report.acls = check_principal(request.principals, acls[0], acls[1], topics, groups, request.remote_topic,
+                                           request.producer_topic, target_topics)
+
+    def _allowed_read(self, side: ReadinessSide, read: Callable[[], Any], instead: Any, what: str, operation: str) -> Any:
+        """A read that needs a cluster permission MM2's account may lack: without it, a warning and `instead`."""
+        try:
+            return read()
+        except KafkaSideError as exc:
+            if 'AuthorizationException' not in exc.message:
+                raise
+            self.read_warnings.append('cluster %s does not let MM2\'s account read %s (%s on the cluster): not checked; %s'
+                                      % (side.name, what, operation, exc.message))
+            return instead
 
 
 # ---- the text screen ----------------------------------------------------------------------------

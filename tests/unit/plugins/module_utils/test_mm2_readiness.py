@@ -546,3 +546,20 @@ def test_a_recreated_topic_keeps_its_old_id_until_accepted() -> None:
     known = {'a': 'old', 'b': 'same', 'c': 'x'}
     assert state_topic_ids(current, known, accept=False) == {'a': 'old', 'b': 'same', 'c': None, 'd': 'first'}
     assert state_topic_ids(current, known, accept=True) == current
+
+
+def test_reads_mm2s_account_may_not_do_are_warnings() -> None:
+    from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaSideError
+    source, target = lab()
+
+    def refused() -> Any:
+        raise KafkaSideError('dst', 'describe ACLs', 'ClusterAuthorizationException: Cluster authorization failed.')
+
+    target.acls = refused  # type: ignore[method-assign]
+    target.broker_config = refused  # type: ignore[method-assign]
+    report = run(source, target, principals=[PrincipalSpec('User:app', 'consumer')])
+    assert report['acls'] == [] and report['verdict'] == READY
+    assert sum('does not let MM2\'s account read' in text for text in report['warnings']) == 2
+    source.unreachable = True
+    with pytest.raises(KafkaSideError):
+        run(source, target)
