@@ -431,6 +431,11 @@ class Crash(Exception):
     pass
 
 
+def crash_on_save(document: object) -> None:
+    """A store whose write dies, as a process killed between the report and the state write."""
+    raise Crash()
+
+
 def scenario(lab):
     """Three increments' worth of traffic, with faults of several kinds."""
     yield lambda: (fill(lab, 5), lab.mirror(upto=3))
@@ -489,7 +494,7 @@ def test_the_redone_increment_repeats_the_crashed_report(tmp_path):
     fill(lab, 1)
     lab.mirror()
     save = lab.store.save
-    lab.store.save = lambda document: (_ for _ in ()).throw(Crash())
+    lab.store.save = crash_on_save
     with pytest.raises(Crash):
         lab.run()
     lab.store.save = save
