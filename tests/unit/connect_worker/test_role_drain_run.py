@@ -69,17 +69,29 @@ def status_polls(remaining: FakeConnect) -> int:
 
 
 def test_the_drain_waits_until_the_cluster_moved_the_tasks(tmp_path: Path, remaining: FakeConnect) -> None:
-    def move() -> None:
-        with remaining.lock:
-            for task in remaining.connectors['mm2-msc'].tasks:
-                task.worker_id = '127.0.0.1:8083'
+    """The tasks move only once the drain has seen them on the drained worker (its first status poll),
+    whatever the time ansible-playbook takes to start on a loaded machine."""
+    polled = threading.Event()
+    finished = threading.Event()
 
-    mover = threading.Timer(3.0, move)
+    def move() -> None:
+        while not finished.is_set():
+            if status_polls(remaining) >= 1:
+                with remaining.lock:
+                    for task in remaining.connectors['mm2-msc'].tasks:
+                        task.worker_id = '127.0.0.1:8083'
+                polled.set()
+                return
+            finished.wait(0.05)
+
+    mover = threading.Thread(target=move, daemon=True)
     mover.start()
     try:
         done = drain(tmp_path, remaining, {'remaining': {'connect_worker_rest_advertised_host': '127.0.0.1'}})
     finally:
-        mover.cancel()
+        finished.set()
+        mover.join(5)
+    assert polled.is_set(), done.stdout[-3000:]
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert status_polls(remaining) >= 2
     assert remaining.writes() == []
