@@ -55,6 +55,9 @@ CLUSTER_OPTIONS = frozenset(
 )
 # MM2 keeps only these client settings under source.cluster.* / target.cluster.*.
 CONNECTION_SETTING_PREFIXES = ('ssl.', 'sasl.')
+# Options whose empty string is a setting, not an absence: an empty endpoint identification
+# algorithm turns the clients' host name check off.
+EMPTY_IS_A_VALUE = frozenset({'ssl_endpoint_identification_algorithm'})
 FILE_CONFIG_PROVIDER = 'org.apache.kafka.common.config.provider.FileConfigProvider'
 
 ALIAS_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]*$')
@@ -234,7 +237,7 @@ def cluster_connection(alias: str, cluster: Any, secrets_dir: str, errors: Model
     if kerberos_options and uses_sasl and cluster.get('sasl_mechanism') != 'GSSAPI':
         errors.add(where, '%s set but sasl_mechanism is %s, not GSSAPI' % (', '.join(kerberos_options), cluster.get('sasl_mechanism')))
     for option, kafka_setting in PLAIN_CLUSTER_SETTINGS.items():
-        if cluster.get(option) not in (None, ''):
+        if cluster.get(option) not in (None, '') or (option in EMPTY_IS_A_VALUE and cluster.get(option) == ''):
             settings[kafka_setting] = str(cluster[option])
     for source, location in STORE_SOURCES.items():
         if cluster.get(source) and not cluster.get(location):

@@ -283,3 +283,15 @@ def test_managed_pattern_follows_the_prefix(plan_ok: PlanOk, prefix: str) -> Non
     result = plan_ok(connector_prefix=prefix)
     assert result['desired_names'][0] == prefix + 'src-dst-source'
     assert re.match(result['managed_pattern'], prefix + 'src-dst-heartbeat')
+
+
+def test_an_empty_endpoint_identification_algorithm_turns_the_host_name_check_off(plan_ok: PlanOk) -> None:
+    """Documented as the way to skip the check where broker names do not match their certificates."""
+    tls = {'security_protocol': 'SSL', 'ssl_truststore_location': '/etc/kafka/tls/ca.pem', 'ssl_truststore_type': 'PEM'}
+    clusters = {'src': dict(tls, bootstrap_servers='old-1:9093', ssl_endpoint_identification_algorithm=''),
+                'dst': dict(tls, bootstrap_servers='new-1:9093')}
+    result = plan_ok(clusters=clusters)
+    source = by_kind(result)['source']
+    assert source['source.cluster.ssl.endpoint.identification.algorithm'] == ''
+    assert 'target.cluster.ssl.endpoint.identification.algorithm' not in source
+    assert result['clusters']['src']['client_properties']['ssl.endpoint.identification.algorithm'] == ''
