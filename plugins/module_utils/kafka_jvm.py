@@ -131,6 +131,21 @@ def resolve_file_placeholders(settings: Mapping[str, str], read_file=None) -> Di
     return {name: FILE_PLACEHOLDER.sub(substitute, str(value)) for name, value in settings.items()}
 
 
+def module_client_settings(module: Any, option: str) -> Optional[Dict[str, str]]:
+    """A module's client settings option with its placeholders resolved, every resolved secret (and
+    every password or JAAS value) added to the module's no_log values; None when the option is empty."""
+    given = module.params[option]
+    if not given:
+        return None
+    try:
+        resolved = resolve_file_placeholders({str(key): str(value) for key, value in given.items()})
+    except ValueError as exc:
+        module.fail_json(msg='%s: %s' % (option, exc))
+    module.no_log_values.update(value for key, value in resolved.items()
+                                if value != str(given[key]) or 'password' in key or 'jaas' in key)
+    return resolved
+
+
 def read_secret_file(path: str) -> Dict[str, str]:
     """The keys of a properties file as Kafka's FileConfigProvider reads them (escapes undone)."""
     try:

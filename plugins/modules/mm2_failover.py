@@ -236,7 +236,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     JvmKafkaSide,
     KafkaJvm,
     KafkaSideError,
-    resolve_file_placeholders,
+    module_client_settings,
 )
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import (
     PLANNED,
@@ -395,25 +395,12 @@ def input_errors(params: Dict[str, Any]) -> List[str]:
     return errors
 
 
-def client_settings(module: AnsibleModule, option: str) -> Optional[Dict[str, str]]:
-    given = module.params[option]
-    if not given:
-        return None
-    try:
-        resolved = resolve_file_placeholders({str(key): str(value) for key, value in given.items()})
-    except ValueError as exc:
-        module.fail_json(msg='%s: %s' % (option, exc))
-    module.no_log_values.update(value for key, value in resolved.items()
-                                if value != str(given[key]) or 'password' in key or 'jaas' in key)
-    return resolved
-
-
 def run(module: AnsibleModule, progress: Dict[str, Any]) -> Dict[str, Any]:
     """The failover; `progress` holds the report as far as it got, for a failure's message."""
     params = module.params
     request = build_request(params, module.check_mode)
-    source_settings = client_settings(module, 'source_client') if params['mode'] == PLANNED else None
-    target_settings = client_settings(module, 'target_client')
+    source_settings = module_client_settings(module, 'source_client') if params['mode'] == PLANNED else None
+    target_settings = module_client_settings(module, 'target_client')
     connectors = RestConnectors(build_client(module), params['connectors'], float(params['wait_timeout']))
     timeout_ms = params['kafka_timeout'] * 1000
     sides: List[JvmKafkaSide] = []

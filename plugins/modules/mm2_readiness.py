@@ -260,7 +260,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     JvmKafkaSide,
     KafkaJvm,
     KafkaSideError,
-    resolve_file_placeholders,
+    module_client_settings,
 )
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import naming
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
@@ -377,22 +377,11 @@ def build_request(params: Dict[str, Any]) -> ReadinessRequest:
     )
 
 
-def client_settings(module: AnsibleModule, option: str) -> Dict[str, str]:
-    given = module.params[option]
-    try:
-        resolved = resolve_file_placeholders({str(key): str(value) for key, value in given.items()})
-    except ValueError as exc:
-        module.fail_json(msg='%s: %s' % (option, exc))
-    module.no_log_values.update(value for key, value in resolved.items()
-                                if value != str(given[key]) or 'password' in key or 'jaas' in key)
-    return resolved
-
-
 def run(module: AnsibleModule) -> Dict[str, Any]:
     params = module.params
     request = build_request(params)
-    source_settings = client_settings(module, 'source_client')
-    target_settings = client_settings(module, 'target_client')
+    source_settings = module_client_settings(module, 'source_client')
+    target_settings = module_client_settings(module, 'target_client')
     timeout_ms = params['kafka_timeout'] * 1000
     sides: List[JvmKafkaSide] = []
     with KafkaJvm(params['kafka_home'], params['java']) as jvm:
