@@ -29,3 +29,4 @@ def versioned() -> Iterator[VersionedConnect]:
     server.start()
     yield server
     server.stop()
+

@@ -9,6 +9,7 @@ import json
 from typing import Any, Dict
 
 import pytest
+from connector_runner import connector_runner
 from versioned_connect import UNPARSEABLE, VERSIONS, at_least, request_paths
 
 SOURCE_CLASS = 'org.apache.kafka.connect.mirror.MirrorSourceConnector'
@@ -42,13 +43,7 @@ def base_config(**overrides: Any) -> Dict[str, Any]:
 @pytest.fixture
 def connector(fake, run_module):
     """Run kafka_dr.mm2.connector against the fake worker with fast polling."""
-    def run(check_mode: bool = False, diff: bool = False, **args: Any) -> Dict[str, Any]:
-        args.setdefault('url', fake.url)
-        args.setdefault('poll_interval', 0.05)
-        args.setdefault('wait_timeout', 10)
-        args.setdefault('retry_backoff', 0.05)
-        return run_module('connector', check_mode=check_mode, diff=diff, **args)
-    return run
+    return connector_runner(run_module, fake.url)
 
 
 def succeeded(result: Dict[str, Any]) -> Dict[str, Any]:
@@ -411,13 +406,7 @@ def test_seed_created_by_curl_is_not_rewritten(fake, connector, seed_msc_documen
 @pytest.fixture
 def old_connector(versioned, run_module):
     """Run kafka_dr.mm2.connector against the fake that answers like the version it reports."""
-    def run(check_mode: bool = False, diff: bool = False, **args: Any) -> Dict[str, Any]:
-        args.setdefault('url', versioned.url)
-        args.setdefault('poll_interval', 0.05)
-        args.setdefault('wait_timeout', 10)
-        args.setdefault('retry_backoff', 0.05)
-        return run_module('connector', check_mode=check_mode, diff=diff, **args)
-    return run
+    return connector_runner(run_module, versioned.url)
 
 
 def degraded_features(result: Dict[str, Any]) -> list:

@@ -11,6 +11,7 @@ import json
 from typing import Any, Dict, Iterable
 
 import pytest
+from connector_runner import connector_runner
 
 SOURCE_CLASS = 'org.apache.kafka.connect.mirror.MirrorSourceConnector'
 BYTES = 'org.apache.kafka.connect.converters.ByteArrayConverter'
@@ -49,14 +50,7 @@ def inline_config(jaas_password: str = JAAS_PASSWORD, **overrides: Any) -> Dict[
 
 @pytest.fixture
 def connector(fake, run_module):
-    def run(check_mode: bool = False, diff: bool = True, **args: Any) -> Dict[str, Any]:
-        args.setdefault('url', fake.url)
-        args.setdefault('poll_interval', 0.05)
-        args.setdefault('wait_timeout', 10)
-        args.setdefault('retry_backoff', 0.05)
-        args.setdefault('secret_keys', SECRET_KEYS)
-        return run_module('connector', check_mode=check_mode, diff=diff, **args)
-    return run
+    return connector_runner(run_module, fake.url, diff=True, secret_keys=SECRET_KEYS)
 
 
 def assert_nothing_shown(result: Dict[str, Any], secrets: Iterable[str] = (PASSWORD, JAAS_PASSWORD, STORE_PASSWORD, OPAQUE)) -> None:
