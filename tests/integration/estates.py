@@ -196,10 +196,11 @@ def address(name: str) -> str:
     return networks[lab.LAB_NETWORK]["IPAddress"]
 
 
-def rest_root(name: str) -> Optional[dict[str, Any]]:
-    """GET / of a plain Connect worker, from the test process (its address on the lab network)."""
+def rest_get(name: str, path: str = "/") -> Optional[Any]:
+    """GET `path` of a plain Connect worker, from the test process (its address on the lab network);
+    None when it does not answer or answers an error."""
     try:
-        with urllib.request.urlopen(f"http://{address(name)}:{CONNECT_PORT}/", timeout=5) as answer:
+        with urllib.request.urlopen(f"http://{address(name)}:{CONNECT_PORT}{path}", timeout=5) as answer:
             return json.loads(answer.read())
     except OSError:
         return None
@@ -218,7 +219,7 @@ def start_connect(name: str, version: str, bootstrap: str, group: str, timeout: 
     _java(name, release, "org.apache.kafka.connect.cli.ConnectDistributed", "/etc/kafka/connect-distributed.properties",
           log="/var/log/connect.log")
     try:
-        lab.wait_until(lambda: rest_root(name), timeout, f"Kafka Connect {version} on {name}", interval=3)
+        lab.wait_until(lambda: rest_get(name), timeout, f"Kafka Connect {version} on {name}", interval=3)
     except AssertionError:
         raise AssertionError(f"Kafka Connect {version} on {name} did not start:\n{log_tail(name, '/var/log/connect.log')}")
     assert_release(name, "/var/log/connect.log", version)

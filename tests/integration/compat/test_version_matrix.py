@@ -314,11 +314,7 @@ def connector_state(cell: Cell, name: str) -> str | None:
 def connector_status(cell: Cell, name: str) -> dict[str, Any] | None:
     if cell.connect == "lab":
         return lab.connector_status(name)
-    done = subprocess.run(["docker", "exec", PLAIN_CONNECT, "python3", "-c",
-                           "import sys,urllib.request;print(urllib.request.urlopen(sys.argv[1]).read().decode())",
-                           f"http://localhost:{estates.CONNECT_PORT}/connectors/{name}/status"],
-                          capture_output=True, text=True, check=False)
-    return json.loads(done.stdout) if done.returncode == 0 else None
+    return estates.rest_get(PLAIN_CONNECT, f"/connectors/{name}/status")
 
 
 def remove_flow(cell: Cell) -> None:
