@@ -29,4 +29,3 @@ def versioned() -> Iterator[VersionedConnect]:
     server.start()
     yield server
     server.stop()
-
