@@ -22,6 +22,7 @@ record not copied (its timestamp, read on the source) is the recovery point in s
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,10 +38,12 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import (
     Wanted,
     checkpoint_age_s,
     iso_time,
+    naming,
     proven_rereads,
     read_checkpoints,
     translate_partition,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_records import RecordFormatError, decode_offset_sync
 
 READY = 'READY'
@@ -353,6 +356,31 @@ def state_topic_ids(current: Mapping[str, Optional[str]], known: Mapping[str, st
         return dict(current)
     return {topic: known[topic] if known.get(topic) and topic_id and known[topic] != topic_id else topic_id
             for topic, topic_id in current.items()}
+
+
+# The state file (the source topic ids a run saw): on the controller for playbooks/readiness.yml,
+# in the readiness exporter's state directory for the exporter.
+STATE_FORMAT = 1
+
+
+def readiness_state_ids(text: Any) -> Dict[str, str]:
+    """The topic ids a state file holds; none for an empty text. A file that is not one is an error."""
+    if text is None or not str(text).strip():
+        return {}
+    try:
+        document = json.loads(str(text))
+    except ValueError as exc:
+        raise ValueError('the readiness state file is not JSON (%s); remove it to start afresh' % exc) from exc
+    if not isinstance(document, dict) or document.get('format') != STATE_FORMAT or not isinstance(document.get('topic_ids'), dict):
+        raise ValueError('the readiness state file is not in format %d; remove it to start afresh' % STATE_FORMAT)
+    return {str(topic): str(topic_id) for topic, topic_id in document['topic_ids'].items() if topic_id}
+
+
+def readiness_state(topic_ids: Mapping[str, Any], flow: str, measured_at: str) -> str:
+    """The state file's text: the topic ids this run saw."""
+    return json.dumps({'format': STATE_FORMAT, 'flow': flow, 'measured_at': measured_at,
+                       'topic_ids': {str(topic): topic_id for topic, topic_id in topic_ids.items()}},
+                      indent=2, sort_keys=True) + '\n'
 
 
 # ---- consumer groups --------------------------------------------------------------------------
@@ -1007,6 +1035,74 @@ class Readiness:
             self.read_warnings.append('cluster %s does not let MM2\'s account read %s (%s on the cluster): not checked; %s'
                                       % (side.name, what, operation, exc.message))
             return instead
+
+
+# ---- the request from the module's arguments (also the readiness exporter's) -------------------
+
+def input_errors(params: Dict[str, Any]) -> List[str]:
+    """Problems of the arguments alone, found before any cluster is contacted."""
+    errors = []
+    for option in ('topics_regex', 'groups_regex'):
+        try:
+            re.compile(params[option])
+        except re.error as exc:
+            errors.append('%s is not a regular expression: %s' % (option, exc))
+    for option in ('flow_groups', 'flow_groups_exclude'):
+        for pattern in params[option]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                errors.append('%s pattern %r is not a regular expression: %s' % (option, pattern, exc))
+    for option in ('source_client', 'target_client'):
+        if not params[option].get('bootstrap.servers'):
+            errors.append('%s has no bootstrap.servers' % option)
+    for option in ('rpo_seconds', 'rto_seconds'):
+        if params[option] < 0:
+            errors.append('%s must be 0 (off) or more' % option)
+    if params['max_scan_records'] < 1:
+        errors.append('max_scan_records must be 1 or more')
+    return errors
+
+
+def known_ids(params: Dict[str, Any]) -> Dict[str, str]:
+    return {str(key): str(value) for key, value in params['known_topic_ids'].items() if value}
+
+
+def build_request(params: Dict[str, Any]) -> ReadinessRequest:
+    source, target = params['source_alias'], params['target_alias']
+    rules = ReplicationNaming(policy=params['replication_policy'], separator=params['separator'], source_alias=source)
+    remote_topic, source_topic = naming(params['replication_policy'], source, params['separator'])
+    # After a failover producers write under the same name: the remote topic itself only under the identity policy.
+    producer_topic = remote_topic if rules.identity else (lambda topic: topic)
+    syncs_topic = params['offset_syncs_topic'] or rules.offset_syncs_placement(source, target, params['offset_syncs_location'])[1]
+    principals = [PrincipalSpec(entry['principal'].strip(), 'consumer', groups=tuple(entry['groups'] or ()))
+                  for entry in params['consumers']]
+    principals += [PrincipalSpec(entry['principal'].strip(), 'producer', transactional_ids=tuple(entry['transactional_ids'] or ()))
+                   for entry in params['producers']]
+    return ReadinessRequest(
+        flow=params['flow'] or '%s->%s' % (source, target),
+        source_alias=source,
+        target_alias=target,
+        topics_regex=params['topics_regex'],
+        checkpoints_topic=params['checkpoints_topic'] or rules.checkpoints_topic(source),
+        offset_syncs_topic=syncs_topic,
+        offset_syncs_location=params['offset_syncs_location'],
+        remote_topic=remote_topic,
+        source_topic=source_topic,
+        producer_topic=producer_topic,
+        groups=params['groups'],
+        groups_regex=params['groups_regex'],
+        flow_groups=params['flow_groups'],
+        flow_groups_exclude=params['flow_groups_exclude'],
+        offset_lag_max=params['offset_lag_max'],
+        rpo_seconds=float(params['rpo_seconds']),
+        rto_seconds=float(params['rto_seconds']),
+        principals=principals,
+        known_topic_ids=known_ids(params),
+        last_failover=params['last_failover_report'],
+        last_failover_path=params['last_failover_report_path'],
+        max_scan_records=params['max_scan_records'],
+    )
 
 
 # ---- the text screen ----------------------------------------------------------------------------

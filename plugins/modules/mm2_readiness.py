@@ -248,7 +248,6 @@ text:
   type: str
 '''
 
-import re
 import time
 import traceback
 from typing import Any, Dict, List
@@ -262,13 +261,12 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     KafkaSideError,
     module_client_settings,
 )
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import naming
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import ReplicationNaming
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401 (build_request, input_errors: the module's API)
     MM2_DEFAULT_GROUPS_EXCLUDE,
-    PrincipalSpec,
     Readiness,
-    ReadinessRequest,
+    build_request,
+    input_errors,
+    known_ids,
     render_text,
     state_topic_ids,
 )
@@ -308,72 +306,6 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         kafka_home={'type': 'path', 'default': '/opt/kafka'},
         java={'type': 'path', 'default': 'java'},
         kafka_timeout={'type': 'int', 'default': 30},
-    )
-
-
-def input_errors(params: Dict[str, Any]) -> List[str]:
-    """Problems of the arguments alone, found before any cluster is contacted."""
-    errors = []
-    for option in ('topics_regex', 'groups_regex'):
-        try:
-            re.compile(params[option])
-        except re.error as exc:
-            errors.append('%s is not a regular expression: %s' % (option, exc))
-    for option in ('flow_groups', 'flow_groups_exclude'):
-        for pattern in params[option]:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                errors.append('%s pattern %r is not a regular expression: %s' % (option, pattern, exc))
-    for option in ('source_client', 'target_client'):
-        if not params[option].get('bootstrap.servers'):
-            errors.append('%s has no bootstrap.servers' % option)
-    for option in ('rpo_seconds', 'rto_seconds'):
-        if params[option] < 0:
-            errors.append('%s must be 0 (off) or more' % option)
-    if params['max_scan_records'] < 1:
-        errors.append('max_scan_records must be 1 or more')
-    return errors
-
-
-def known_ids(params: Dict[str, Any]) -> Dict[str, str]:
-    return {str(key): str(value) for key, value in params['known_topic_ids'].items() if value}
-
-
-def build_request(params: Dict[str, Any]) -> ReadinessRequest:
-    source, target = params['source_alias'], params['target_alias']
-    rules = ReplicationNaming(policy=params['replication_policy'], separator=params['separator'], source_alias=source)
-    remote_topic, source_topic = naming(params['replication_policy'], source, params['separator'])
-    # After a failover producers write under the same name: the remote topic itself only under the identity policy.
-    producer_topic = remote_topic if rules.identity else (lambda topic: topic)
-    syncs_topic = params['offset_syncs_topic'] or rules.offset_syncs_placement(source, target, params['offset_syncs_location'])[1]
-    principals = [PrincipalSpec(entry['principal'].strip(), 'consumer', groups=tuple(entry['groups'] or ()))
-                  for entry in params['consumers']]
-    principals += [PrincipalSpec(entry['principal'].strip(), 'producer', transactional_ids=tuple(entry['transactional_ids'] or ()))
-                   for entry in params['producers']]
-    return ReadinessRequest(
-        flow=params['flow'] or '%s->%s' % (source, target),
-        source_alias=source,
-        target_alias=target,
-        topics_regex=params['topics_regex'],
-        checkpoints_topic=params['checkpoints_topic'] or rules.checkpoints_topic(source),
-        offset_syncs_topic=syncs_topic,
-        offset_syncs_location=params['offset_syncs_location'],
-        remote_topic=remote_topic,
-        source_topic=source_topic,
-        producer_topic=producer_topic,
-        groups=params['groups'],
-        groups_regex=params['groups_regex'],
-        flow_groups=params['flow_groups'],
-        flow_groups_exclude=params['flow_groups_exclude'],
-        offset_lag_max=params['offset_lag_max'],
-        rpo_seconds=float(params['rpo_seconds']),
-        rto_seconds=float(params['rto_seconds']),
-        principals=principals,
-        known_topic_ids=known_ids(params),
-        last_failover=params['last_failover_report'],
-        last_failover_path=params['last_failover_report_path'],
-        max_scan_records=params['max_scan_records'],
     )
 
 

@@ -12,11 +12,16 @@ either way, so each spelling is looked for.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Dict, List, Mapping
 
-STATE_FORMAT = 1
+# The state file's format is shared with the readiness exporter, which keeps the same file on its host.
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401 (this module's API)
+    STATE_FORMAT,
+    readiness_state,
+    readiness_state_ids,
+)
+
 UNSAFE = re.compile('[^A-Za-z0-9_.-]+')
 
 
@@ -38,23 +43,3 @@ def readiness_files(inputs: Mapping[str, Any], flow: str, reports_dir: str, stat
         'failover_report_patterns': ['failover-%s-*.json' % name for name in names],
         'state_file': '%s/readiness-%s.json' % (str(state_dir).rstrip('/'), flow_file_name(canonical)),
     }
-
-
-def readiness_state_ids(text: Any) -> Dict[str, str]:
-    """The topic ids a state file holds; none for an empty text. A file that is not one is an error."""
-    if text is None or not str(text).strip():
-        return {}
-    try:
-        document = json.loads(str(text))
-    except ValueError as exc:
-        raise ValueError('the readiness state file is not JSON (%s); remove it to start afresh' % exc) from exc
-    if not isinstance(document, dict) or document.get('format') != STATE_FORMAT or not isinstance(document.get('topic_ids'), dict):
-        raise ValueError('the readiness state file is not in format %d; remove it to start afresh' % STATE_FORMAT)
-    return {str(topic): str(topic_id) for topic, topic_id in document['topic_ids'].items() if topic_id}
-
-
-def readiness_state(topic_ids: Mapping[str, Any], flow: str, measured_at: str) -> str:
-    """The state file's text: the topic ids this run saw."""
-    return json.dumps({'format': STATE_FORMAT, 'flow': flow, 'measured_at': measured_at,
-                       'topic_ids': {str(topic): topic_id for topic, topic_id in topic_ids.items()}},
-                      indent=2, sort_keys=True) + '\n'
