@@ -36,6 +36,11 @@ options:
   enabled_var:
     description: Host variable that turns the exporter off when false; hosts without it are scraped.
     type: str
+  enabled_default:
+    description: Whether a host without O(enabled_var) is scraped (V(false) for an exporter that is off unless switched on).
+    type: bool
+    default: true
+    version_added: 0.4.0
   state_var:
     description: Host variable that takes the host out when V(absent) (V(present) or V(absent); hosts without it are
       scraped), for example C(connect_worker_state).
@@ -63,11 +68,11 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 
 
-def _is_enabled(host_vars: Mapping[str, Any], enabled_var: Optional[str]) -> bool:
+def _is_enabled(host_vars: Mapping[str, Any], enabled_var: Optional[str], default: bool = True) -> bool:
     if not enabled_var:
         return True
     try:
-        return boolean(host_vars.get(enabled_var, True), strict=True)
+        return boolean(host_vars.get(enabled_var, default), strict=True)
     except TypeError as error:
         raise AnsibleFilterError('scrape_targets: %s is not a boolean: %s' % (enabled_var, error))
 
@@ -82,13 +87,14 @@ def _is_absent(host: str, host_vars: Mapping[str, Any], state_var: Optional[str]
 
 
 def scrape_targets(hosts: Sequence[str], hostvars: Mapping[str, Mapping[str, Any]], port_var: str,
-                   default_port: int, enabled_var: Optional[str] = None, state_var: Optional[str] = None) -> List[str]:
+                   default_port: int, enabled_var: Optional[str] = None, state_var: Optional[str] = None,
+                   enabled_default: bool = True) -> List[str]:
     if isinstance(hosts, str):
         raise AnsibleFilterError('scrape_targets expects a list of host names, got a string')
     targets: List[str] = []
     for host in hosts:
         host_vars = hostvars.get(host, {})
-        if _is_absent(host, host_vars, state_var) or not _is_enabled(host_vars, enabled_var):
+        if _is_absent(host, host_vars, state_var) or not _is_enabled(host_vars, enabled_var, enabled_default):
             continue
         port = host_vars.get(port_var, default_port)
         try:

@@ -11,7 +11,8 @@ suffixes the Prometheus client reserves and appends `_total` to counters. A tabl
 MBeans Kafka 4.3 (and 3.x) registers, checked against the connect-runtime, connect-mirror
 and kafka-clients 4.3.1 jars, goes through that emulation; the metric names and labels that
 come out are the only ones the alert rules, their promtool tests and the dashboard may read,
-with those the restart watchdog of role connect_worker serves (rendered by its own code).
+with those the restart watchdog of role connect_worker and the readiness exporter of role readiness
+serve (rendered by their own code).
 """
 
 from __future__ import annotations
@@ -38,12 +39,16 @@ from connect_watchdog.decisions import UnitKey, UnitState  # noqa: E402  pylint:
 from connect_watchdog.metrics import Metrics  # noqa: E402  pylint: disable=wrong-import-position
 from connect_watchdog.stalls import CONSUMER_LAG_METRIC, WRITE_TOTAL_METRIC  # noqa: E402  pylint: disable=wrong-import-position
 
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness_exporter import FlowFigures, render_metrics  # noqa: E402
+
 MONITORING = REPO_ROOT / 'extensions' / 'monitoring'
 EXPORTER_FILES = {
     'connect': MONITORING / 'jmx_exporter' / 'connect.yml',
     'broker': MONITORING / 'jmx_exporter' / 'broker.yml',
 }
 ALERTS = MONITORING / 'prometheus' / 'mm2_alerts.yml'
+# The RPO budget (role prometheus renders it from mm2_rpo_seconds; this copy holds the default).
+RPO_RULES = MONITORING / 'prometheus' / 'mm2_rpo.yml'
 ALERT_TESTS = MONITORING / 'prometheus' / 'mm2_alerts_test.yml'
 DASHBOARD = MONITORING / 'grafana' / 'mm2-overview.json'
 
@@ -56,6 +61,7 @@ def load_yaml(path: Path) -> Any:
 
 EXPORTERS: Dict[str, Dict[str, Any]] = {kind: load_yaml(path) for kind, path in EXPORTER_FILES.items()}
 ALERT_RULES: Dict[str, Any] = load_yaml(ALERTS)
+RPO_RULE_GROUPS: List[Dict[str, Any]] = load_yaml(RPO_RULES)['groups']
 
 # --- the exporter, emulated ---------------------------------------------------------------
 
@@ -310,14 +316,9 @@ def exported_samples() -> Iterator[Tuple[str, str, Exported]]:
             yield kind, bean, result
 
 
-def watchdog_labels() -> Dict[str, Set[str]]:
-    """Every metric name the restart watchdog serves, with its label names, as its code renders them."""
-    metrics = Metrics()
-    key = UnitKey('mm2-src-dst-source', 0)
-    metrics.restarted(key, stalled=True)
-    metrics.polled(1.0, {key: UnitState(restarts=3, cap_reached=True)})
+def exposition_labels(text: str) -> Dict[str, Set[str]]:
     labels: Dict[str, Set[str]] = {}
-    for line in metrics.render().splitlines():
+    for line in text.splitlines():
         if line.startswith('#'):
             continue
         match = re.fullmatch(r'([A-Za-z_:][\w:]*)(?:\{(.*)\})? \S+', line)
@@ -326,9 +327,37 @@ def watchdog_labels() -> Dict[str, Set[str]]:
     return labels
 
 
+def watchdog_labels() -> Dict[str, Set[str]]:
+    """Every metric name the restart watchdog serves, with its label names, as its code renders them."""
+    metrics = Metrics()
+    key = UnitKey('mm2-src-dst-source', 0)
+    metrics.restarted(key, stalled=True)
+    metrics.polled(1.0, {key: UnitState(restarts=3, cap_reached=True)})
+    return exposition_labels(metrics.render())
+
+
+# A readiness report with every figure (module mm2_readiness's report, abridged).
+READINESS_REPORT: Dict[str, Any] = {
+    'ready': False, 'problems': ['x'],
+    'recovery_point': [{'topic': 'foo.orders', 'partition': 0, 'uncopied': 10, 'seconds': 19.0}],
+    'groups': [{'group': 'app', 'planned_rereads': 0, 'unplanned_rereads': 4, 'unplanned_skipped': 0}],
+    'sentinels': [{'kind': 'truncated', 'topic': 'foo.orders', 'partition': 0, 'lost': 5},
+                  {'kind': 'recreated', 'topic': 'foo.orders', 'partition': None},
+                  {'kind': 'target-truncated', 'topic': 'foo.orders', 'partition': 0}],
+    'summary': {'recovery_point_s': 19.0, 'recovery_point_unknown': 0, 'groups_untranslated': ['app']},
+}
+
+
+def readiness_labels() -> Dict[str, Set[str]]:
+    """Every metric name the readiness exporter serves, with its label names, as its code renders them."""
+    return exposition_labels(render_metrics({'src-dst': FlowFigures(READINESS_REPORT, 1.0, 0.5, errors=1)}, 60))
+
+
 def produced_labels() -> Dict[str, Set[str]]:
-    """Every metric name the sample MBeans and the restart watchdog produce, with the label names it carries."""
+    """Every metric name the sample MBeans, the restart watchdog and the readiness exporter produce, with the
+    label names it carries."""
     labels: Dict[str, Set[str]] = watchdog_labels()
+    labels.update(readiness_labels())
     for _kind, _bean, result in exported_samples():
         labels.setdefault(result.name, set()).update(name for name, _value in result.labels)
     return labels
@@ -374,7 +403,7 @@ def is_standard(name: str) -> bool:
 
 
 def alert_rules() -> Iterator[Dict[str, Any]]:
-    for group in ALERT_RULES['groups']:
+    for group in ALERT_RULES['groups'] + RPO_RULE_GROUPS:
         yield from group['rules']
 
 
@@ -519,6 +548,25 @@ def test_the_watchdog_serves_its_six_metrics_apart_from_the_exporters() -> None:
     assert not exported & set(watchdog_labels())
 
 
+def test_the_readiness_exporter_serves_its_metrics_apart_from_the_others() -> None:
+    flow = {'flow'}
+    partition = {'flow', 'topic', 'partition'}
+    assert readiness_labels() == {
+        'kafka_dr_readiness_ready': flow, 'kafka_dr_readiness_problems': flow,
+        'kafka_dr_readiness_uncopied_records': partition, 'kafka_dr_readiness_uncopied_seconds': partition,
+        'kafka_dr_readiness_recovery_point_seconds': flow, 'kafka_dr_readiness_recovery_point_unknown_partitions': flow,
+        'kafka_dr_readiness_failover_rereads': {'flow', 'group', 'kind'},
+        'kafka_dr_readiness_failover_skipped_records': {'flow', 'group'},
+        'kafka_dr_readiness_untranslated_groups': flow, 'kafka_dr_readiness_truncated_records': partition,
+        'kafka_dr_readiness_recreated_topics': flow, 'kafka_dr_readiness_target_truncated_partitions': flow,
+        'kafka_dr_readiness_sentinel': {'flow', 'kind', 'topic', 'partition'},
+        'kafka_dr_readiness_last_success_timestamp_seconds': flow, 'kafka_dr_readiness_last_duration_seconds': flow,
+        'kafka_dr_readiness_interval_seconds': flow, 'kafka_dr_readiness_errors_total': flow,
+    }
+    others = {result.name for _kind, _bean, result in exported_samples()} | set(watchdog_labels())
+    assert not others & set(readiness_labels())
+
+
 def test_the_watchdog_reads_series_the_connect_rules_produce() -> None:
     """Stall detection reads the worker's own exporter: a write counter and the consumer lag per task."""
     produced = produced_labels()
@@ -587,7 +635,8 @@ def test_budgets_are_label_free_constants_the_alerts_compare_with() -> None:
     budgets = {rule['record']: rule['expr'] for rule in alert_rules() if 'record' in rule}
     assert budgets == {'mm2:replication_latency_budget_ms': 'vector(60000)',
                        'mm2:record_age_budget_ms': 'vector(60000)',
-                       'mm2:checkpoint_latency_budget_ms': 'vector(60000)'}
+                       'mm2:checkpoint_latency_budget_ms': 'vector(60000)',
+                       'mm2:rpo_budget_seconds': 'vector(60)'}
     compared = {name for rule in alert_rules() if 'alert' in rule for name in metric_names(rule['expr'])}
     assert set(budgets) <= compared
 
@@ -608,7 +657,7 @@ needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason='promtool (Debian p
 
 @needs_promtool
 def test_promtool_accepts_the_rules() -> None:
-    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS)], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS), str(RPO_RULES)], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -34,7 +34,8 @@ INVENTORY = {
                                'jmx_exporter_tls_keystore_password': STORE_PASSWORD},
         }},
         'connect_workers': {'hosts': {
-            'task-1': {},
+            # The readiness exporter runs on the first worker (role readiness), on a port of its own here.
+            'task-1': {'readiness_exporter_enabled': True, 'readiness_exporter_port': 9506},
             'task-2': {'connect_worker_metrics_port': 9500, 'connect_worker_auto_restart': False},
             'task-3': {'connect_worker_metrics_enabled': False},
             # Drained (role connect_worker, connect_worker_state absent): scraped by neither job.
@@ -42,7 +43,8 @@ INVENTORY = {
         }},
         'src_brokers': {'hosts': {'src-1': {}, 'src-2': {'kafka_broker_metrics_port': 9410}}},
         'dst_brokers': {'hosts': {'dst-1': {}}},
-        'monitoring': {'hosts': {'prom-1': {'prometheus_kafka_clusters': {'src': 'src_brokers', 'dst': 'dst_brokers'}}}},
+        'monitoring': {'hosts': {'prom-1': {'prometheus_kafka_clusters': {'src': 'src_brokers', 'dst': 'dst_brokers'},
+                                            'mm2_rpo_seconds': 30}}},
     }},
 }
 
@@ -94,11 +96,24 @@ def test_scrape_jobs_follow_each_hosts_ports_and_switches(rendered: Path) -> Non
     assert jobs['kafka-connect-watchdog'] == [{'targets': ['task-1:9405', 'task-3:9405']}]
     assert jobs['kafka-broker'] == [{'targets': ['dst-1:9404'], 'labels': {'cluster': 'dst'}},
                                     {'targets': ['src-1:9404', 'src-2:9410'], 'labels': {'cluster': 'src'}}]
+    assert jobs['kafka-dr-readiness'] == [{'targets': ['task-1:9506']}]
     assert config['rule_files'] == ['/etc/prometheus/rules/*.yml']
+
+
+def test_the_rpo_budget_comes_from_mm2_rpo_seconds(rendered: Path) -> None:
+    shipped = load(REPO_ROOT / 'extensions' / 'monitoring' / 'prometheus' / 'mm2_rpo.yml')
+    budget = load(rendered / 'mm2_rpo.yml')
+    assert budget['groups'][0]['rules'] == [{'record': 'mm2:rpo_budget_seconds', 'expr': 'vector(30)'}]
+    # The extension's copy is the same rule at the default of 60 s.
+    assert shipped['groups'][0]['name'] == budget['groups'][0]['name']
+    assert shipped['groups'][0]['rules'] == [{'record': 'mm2:rpo_budget_seconds', 'expr': 'vector(60)'}]
 
 
 @pytest.mark.skipif(shutil.which('promtool') is None, reason='promtool comes with Debian package prometheus (make setup)')
 def test_promtool_accepts_the_scrape_configuration(rendered: Path) -> None:
     done = subprocess.run(['promtool', 'check', 'config', '--syntax-only', str(rendered / 'prometheus.yml')],
                           capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(['promtool', 'check', 'rules', str(rendered / 'mm2_rpo.yml')], capture_output=True, text=True,
+                          timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -57,3 +57,9 @@ def test_drained_workers_are_left_out() -> None:
 def test_a_state_other_than_present_or_absent_names_the_host() -> None:
     with pytest.raises(AnsibleFilterError, match="connect_worker_state of task-1-1 must be present or absent, got 'gone'"):
         scrape_targets(["task-1-1"], {"task-1-1": {"connect_worker_state": "gone"}}, "port", 9404, None, "connect_worker_state")
+
+
+def test_an_exporter_off_by_default_is_scraped_only_where_switched_on() -> None:
+    hostvars = {"task-1-1": {"readiness_exporter_enabled": True, "readiness_exporter_port": 9506}, "task-1-2": {}}
+    assert scrape_targets(list(hostvars), hostvars, "readiness_exporter_port", 9406, "readiness_exporter_enabled",
+                          enabled_default=False) == ["task-1-1:9506"]
