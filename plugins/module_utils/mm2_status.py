@@ -94,6 +94,18 @@ class Age:
 
 
 @dataclass
+class ReadinessFigures:
+    """What the readiness exporter of role readiness last measured for a flow (docs/readiness.md)."""
+
+    ready: Optional[bool] = None
+    recovery_point_s: Optional[float] = None
+    uncopied_records: Optional[float] = None
+    measured_age_s: Optional[float] = None
+    # The silent-loss sentinels it found, each a problem line.
+    sentinels: List[str] = field(default_factory=list)
+
+
+@dataclass
 class FlowMetrics:
     records_per_second: Optional[float] = None
     lag_by_topic: Dict[str, float] = field(default_factory=dict)
@@ -101,6 +113,8 @@ class FlowMetrics:
     heartbeat_age: Optional[Age] = None
     checkpoint_age: Optional[Age] = None
     workers_down: List[str] = field(default_factory=list)
+    # None: the readiness exporter is not scraped (it is opt-in), which is no problem.
+    readiness: Optional[ReadinessFigures] = None
 
 
 @dataclass
@@ -287,6 +301,68 @@ def workers_up_query(job: str) -> str:
     return 'up{%s}' % job_selector(job)
 
 
+# The readiness exporter's series carry the flow's name (the middle of its connector names) as label flow.
+READINESS_FIGURES = ('ready', 'recovery_point_seconds', 'last_success_timestamp_seconds')
+
+
+def readiness_figures_query() -> str:
+    """Per flow: the verdict, the recovery point in seconds and the time of the last measurement."""
+    return '{__name__=~%s}' % promql_string('kafka_dr_readiness_(%s)' % '|'.join(READINESS_FIGURES))
+
+
+def readiness_uncopied_query() -> str:
+    """Per flow: source records not on the target, over its partitions."""
+    return 'sum by (flow) (kafka_dr_readiness_uncopied_records)'
+
+
+def readiness_truncated_query() -> str:
+    """Source partitions whose records were deleted before MM2 copied them, with how many."""
+    return 'kafka_dr_readiness_truncated_records > 0'
+
+
+def readiness_sentinels_query() -> str:
+    """The other silent-loss findings: re-created source topics or partitions, truncated remote partitions."""
+    return 'kafka_dr_readiness_sentinel{kind!="truncated"} > 0'
+
+
+def sentinel_text(labels: Mapping[str, str]) -> str:
+    topic, partition = labels.get('topic', ''), labels.get('partition', '')
+    if labels.get('kind') == 'target-truncated':
+        return ('readiness exporter: the remote partition of %s-%s was re-created or truncated on the target behind MM2'
+                % (topic, partition))
+    if partition:
+        return ('readiness exporter: source partition %s-%s ends before the offsets MM2 copied: the topic was deleted and '
+                're-created, or truncated' % (topic, partition))
+    return 'readiness exporter: source topic %s was deleted and re-created behind MM2' % topic
+
+
+def readiness_by_flow(figures: Sequence[LabelledValue], uncopied: Sequence[LabelledValue], truncated: Sequence[LabelledValue],
+                      sentinels: Sequence[LabelledValue], now: float) -> Dict[str, ReadinessFigures]:
+    """flow -> what the readiness exporter measured; flows it does not measure are absent."""
+    found: Dict[str, ReadinessFigures] = {}
+    for labels, value in figures:
+        entry = found.setdefault(labels.get('flow', ''), ReadinessFigures())
+        name = labels.get('__name__', '')
+        if finite(value) is None:
+            continue
+        if name == 'kafka_dr_readiness_ready':
+            entry.ready = value == 1
+        elif name == 'kafka_dr_readiness_recovery_point_seconds':
+            entry.recovery_point_s = value
+        elif name == 'kafka_dr_readiness_last_success_timestamp_seconds' and value > 0:
+            entry.measured_age_s = max(0.0, now - value)
+    for labels, value in uncopied:
+        if finite(value) is not None:
+            found.setdefault(labels.get('flow', ''), ReadinessFigures()).uncopied_records = value
+    for labels, value in sorted(truncated, key=lambda item: sorted(item[0].items())):
+        found.setdefault(labels.get('flow', ''), ReadinessFigures()).sentinels.append(
+            'readiness exporter: %.0f records of source partition %s-%s were deleted before MM2 copied them (silent loss)'
+            % (value, labels.get('topic', ''), labels.get('partition', '')))
+    for labels, _value in sorted(sentinels, key=lambda item: sorted(item[0].items())):
+        found.setdefault(labels.get('flow', ''), ReadinessFigures()).sentinels.append(sentinel_text(labels))
+    return found
+
+
 def range_queries_window(thresholds: Thresholds, minimum: float = 600) -> float:
     """Seconds of history for the age queries: twice the largest age budget, so an age over
     budget is measured rather than only bounded."""
@@ -372,6 +448,7 @@ class MetricAnswers:
     heartbeat_ages: Dict[Tuple[str, str, str], Optional[Age]] = field(default_factory=dict)
     checkpoint_ages: Dict[str, Optional[Age]] = field(default_factory=dict)
     down_instances: List[str] = field(default_factory=list)
+    readiness: Dict[str, ReadinessFigures] = field(default_factory=dict)
 
 
 def assign_metrics(flows: Sequence[Flow], answers: MetricAnswers) -> List[str]:
@@ -389,6 +466,7 @@ def assign_metrics(flows: Sequence[Flow], answers: MetricAnswers) -> List[str]:
         metrics.checkpoint_age = answers.checkpoint_ages.get(checkpoint.name) if checkpoint else None
         flow_hosts = {host_of(worker) for worker in flow.workers()}
         metrics.workers_down = [instance for instance in answers.down_instances if host_of(instance) in flow_hosts]
+        metrics.readiness = answers.readiness.get(flow.name)
         placed.update(metrics.workers_down)
     return [instance for instance in answers.down_instances if instance not in placed]
 
@@ -480,6 +558,9 @@ def evaluate_flow(flow: Flow, thresholds: Thresholds, metrics_read: bool) -> Non
         flow.warnings.extend('%s (connector held)' % finding for finding in findings)
     else:
         flow.problems.extend(findings)
+    # Records lost or offsets gone wrong stay problems, held connectors or not.
+    if flow.metrics.readiness is not None:
+        flow.problems.extend(flow.metrics.readiness.sentinels)
 
 
 @dataclass
@@ -592,10 +673,29 @@ def flow_dict(flow: Flow, cluster_name: str) -> Dict[str, Any]:
         'heartbeat_age': age_dict(metrics.heartbeat_age),
         'checkpoint_age': age_dict(metrics.checkpoint_age),
         'workers_down': list(metrics.workers_down),
+        'readiness': readiness_dict(metrics.readiness),
         'healthy': not flow.problems,
         'problems': list(flow.problems),
         'warnings': list(flow.warnings),
     }
+
+
+def readiness_dict(figures: Optional[ReadinessFigures]) -> Optional[Dict[str, Any]]:
+    if figures is None:
+        return None
+    return {'ready': figures.ready, 'recovery_point_s': rounded(figures.recovery_point_s),
+            'uncopied_records': None if figures.uncopied_records is None else int(figures.uncopied_records),
+            'measured_age_s': rounded(figures.measured_age_s), 'sentinels': list(figures.sentinels)}
+
+
+def readiness_text(figures: Optional[ReadinessFigures]) -> str:
+    if figures is None:
+        return 'readiness exporter not scraped'
+    verdict = {True: 'READY', False: 'NOT READY', None: 'not measured yet'}[figures.ready]
+    parts = ['recovery point %s' % number_text(figures.recovery_point_s, ' s', 1),
+             '%s records not on the target' % number_text(figures.uncopied_records)]
+    measured = 'measured %s ago' % number_text(figures.measured_age_s, ' s') if figures.measured_age_s is not None else 'never measured'
+    return '%s, %s (readiness exporter, %s)' % (verdict, ', '.join(parts), measured)
 
 
 def cluster_dict(cluster: ClusterStatus) -> Dict[str, Any]:
@@ -680,6 +780,7 @@ def flow_lines(flow: Flow, thresholds: Thresholds, metrics_read: bool) -> List[s
     lines.append('  checkpoint    %s (budget %s)' % (checkpoint_text, budget_text(thresholds.max_checkpoint_age, ' s')))
     lag = ', '.join('%s %d' % (topic, lag) for topic, lag in sorted(metrics.lag_by_topic.items())) or 'n/a'
     lines.append('  lag (records) %s (per source topic, "." shown as "_"; budget %s)' % (lag, budget_text(thresholds.max_lag_records, '')))
+    lines.append('  readiness     %s' % readiness_text(metrics.readiness))
     return lines
 
 

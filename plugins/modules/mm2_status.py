@@ -19,6 +19,10 @@ description:
   - With O(prometheus_url), reads per flow from Prometheus the records replicated per second, the lag per source topic,
     the replication latency p99, the age of the newest replicated heartbeat and of the newest checkpoint.
     C(docs/status.md) lists each query.
+  - When Prometheus scrapes the readiness exporter of role M(kafka_dr.mm2.readiness) (metrics C(kafka_dr_readiness_*)), it also
+    reads per flow the recovery point and the silent-loss sentinels: a source partition truncated before MM2 copied it, a
+    source topic re-created, a remote partition truncated on the target are problems of the flow. Without those series
+    the flow's readiness is V(null) ("readiness exporter not scraped"), which is no problem.
   - Applies the health rules (FAILED or UNASSIGNED connectors and tasks, missing connectors, unreachable workers,
     ages and latency over budget) and returns RV(healthy), the findings and a text screen. The play decides what to do
     with them (C(playbooks/status.yml) fails when RV(healthy) is false).
@@ -271,6 +275,13 @@ flows:
       description: Scrape targets of the flow's workers with C(up == 0).
       type: list
       elements: str
+    readiness:
+      description:
+        - What the readiness exporter last measured for the flow (its series with label C(flow) equal to the flow's name),
+          V(null) when Prometheus has none.
+        - C(ready) (V(null) before the first measurement), C(recovery_point_s), C(uncopied_records), C(measured_age_s) (seconds
+          since the last completed measurement) and C(sentinels) (problem lines).
+      type: dict
     healthy:
       description: No problem in this flow.
       type: bool
@@ -328,6 +339,11 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     latency_p99_query,
     parse_connectors,
     range_queries_window,
+    readiness_by_flow,
+    readiness_figures_query,
+    readiness_sentinels_query,
+    readiness_truncated_query,
+    readiness_uncopied_query,
     records_rate_query,
     render_screen,
     workers_up_query,
@@ -464,6 +480,10 @@ def build_prometheus(module: AnsibleModule) -> PrometheusClient:
 def flow_queries(params: Dict[str, Any], flows: List[Flow]) -> Dict[str, str]:
     job, window = params['prometheus_job'], params['metrics_window']
     queries = {
+        'readiness_figures': readiness_figures_query(),
+        'readiness_uncopied': readiness_uncopied_query(),
+        'readiness_truncated': readiness_truncated_query(),
+        'readiness_sentinels': readiness_sentinels_query(),
         'records_per_second': records_rate_query(job, window),
         'lag_records': lag_query(job),
         'latency_p99_ms': latency_p99_query(job, window),
@@ -487,6 +507,10 @@ def read_metrics(prometheus: PrometheusClient, queries: Dict[str, str], threshol
         latencies=by_flow(prometheus.query(queries['latency_p99_ms'], at=now)),
         heartbeat_ages=heartbeat_ages(prometheus.query_range(queries['heartbeat_records'], start, now, step), now),
         down_instances=down_instances(up_answer),
+        readiness=readiness_by_flow(prometheus.query(queries['readiness_figures'], at=now),
+                                    prometheus.query(queries['readiness_uncopied'], at=now),
+                                    prometheus.query(queries['readiness_truncated'], at=now),
+                                    prometheus.query(queries['readiness_sentinels'], at=now), now),
     )
     if 'checkpoint_writes' in queries:
         answers.checkpoint_ages = checkpoint_ages(prometheus.query_range(queries['checkpoint_writes'], start, now, step), now)

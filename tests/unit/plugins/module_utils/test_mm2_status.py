@@ -16,8 +16,10 @@ import pytest
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     Age,
     ClusterStatus,
+    ConnectorStatus,
     Flow,
     MetricAnswers,
+    ReadinessFigures,
     Thresholds,
     Worker,
     age_since_last_increase,
@@ -41,6 +43,8 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     mirror_kind,
     parse_connectors,
     range_queries_window,
+    readiness_by_flow,
+    readiness_text,
     records_rate_query,
     render_screen,
 )
@@ -424,7 +428,7 @@ def test_json_shape():
         'missing': [], 'workers': [WORKER_1, WORKER_2], 'heartbeats_topic': 'src.heartbeats',
         'records_per_second': 12.5, 'lag_records': {'foo_orders': 3}, 'latency_p99_ms': 250.0,
         'heartbeat_age': {'seconds': 4.0, 'exact': True}, 'checkpoint_age': {'seconds': 30.0, 'exact': True},
-        'workers_down': [], 'healthy': True, 'problems': [], 'warnings': [],
+        'workers_down': [], 'readiness': None, 'healthy': True, 'problems': [], 'warnings': [],
     }
     connector = document['clusters'][0]['connectors'][0]
     assert set(connector) == {'name', 'kind', 'flow', 'class', 'state', 'worker_id', 'trace', 'tasks'}
@@ -453,3 +457,28 @@ def test_checkpoint_age_is_reported_not_judged_by_default() -> None:
     flow = evaluated(lab_flow(), metrics, Thresholds())
     assert flow.problems == []
     assert flow.metrics.checkpoint_age == Age(86400.0, True)
+
+
+def test_readiness_figures_and_sentinels_per_flow() -> None:
+    figures = [({'__name__': 'kafka_dr_readiness_ready', 'flow': 'a'}, 1.0),
+               ({'__name__': 'kafka_dr_readiness_recovery_point_seconds', 'flow': 'a'}, float('nan')),
+               ({'__name__': 'kafka_dr_readiness_last_success_timestamp_seconds', 'flow': 'b'}, 0.0)]
+    sentinels = [({'flow': 'a', 'kind': 'target-truncated', 'topic': 't', 'partition': '2'}, 1.0),
+                 ({'flow': 'a', 'kind': 'recreated', 'topic': 't', 'partition': '1'}, 1.0)]
+    found = readiness_by_flow(figures, [({'flow': 'a'}, 0.0)], [], sentinels, 100.0)
+    assert found['a'].ready is True and found['a'].recovery_point_s is None and found['a'].uncopied_records == 0
+    assert found['a'].sentinels == [
+        'readiness exporter: source partition t-1 ends before the offsets MM2 copied: the topic was deleted and re-created, '
+        'or truncated',
+        'readiness exporter: the remote partition of t-2 was re-created or truncated on the target behind MM2']
+    # Exported but never measured: no age, no verdict.
+    assert found['b'].measured_age_s is None and readiness_text(found['b']).startswith('not measured yet')
+    assert readiness_text(None) == 'readiness exporter not scraped'
+
+
+def test_readiness_sentinels_stay_problems_of_a_held_flow() -> None:
+    flow = Flow('src-dst', 'src', 'dst')
+    flow.connectors['source'] = ConnectorStatus('mm2-src-dst-source', 'source', 'src-dst', 'PAUSED', 'w1')
+    flow.metrics.readiness = ReadinessFigures(sentinels=['readiness exporter: source topic t was deleted and re-created behind MM2'])
+    evaluate_flow(flow, Thresholds(max_heartbeat_age=0), metrics_read=True)
+    assert flow.problems == ['readiness exporter: source topic t was deleted and re-created behind MM2']

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any, Dict, Iterator
 
 import pytest
@@ -80,10 +81,37 @@ def test_healthy_flow_with_metrics(fake, prometheus, run_module):
     assert [connector['state'] for connector in cluster['connectors']] == ['RUNNING'] * 3
     assert result['screen'][-1] == 'HEALTHY: 0 problems, 0 warnings'
     assert fake.writes() == []
-    assert len(prometheus.queries('/api/v1/query')) == 4
+    # Four for replication, four for the readiness exporter, which is not scraped here.
+    assert len(prometheus.queries('/api/v1/query')) == 8
+    assert flow['readiness'] is None and '  readiness     readiness exporter not scraped' in result['screen']
     ranges = prometheus.queries('/api/v1/query_range')
     assert len(ranges) == 2 and 'connector=~"mm2\\\\-src\\\\-dst\\\\-checkpoint"' in ranges[1]
     assert [request.params['step'] for request in prometheus.requests if request.path == '/api/v1/query_range'] == ['5s', '5s']
+
+
+def test_readiness_sentinels_are_problems_and_the_recovery_point_a_figure(fake, prometheus, run_module):
+    deploy_flow(fake)
+    serve_fresh_metrics(prometheus)
+    now = time.time()
+    flow_labels = {'flow': 'src-dst', 'job': 'kafka-dr-readiness', 'instance': 'task-1-1:9406'}
+    prometheus.answer('kafka_dr_readiness_(ready', [
+        (dict(flow_labels, __name__='kafka_dr_readiness_ready'), 0.0),
+        (dict(flow_labels, __name__='kafka_dr_readiness_recovery_point_seconds'), 19.5),
+        (dict(flow_labels, __name__='kafka_dr_readiness_last_success_timestamp_seconds'), now - 30)])
+    prometheus.answer('sum by (flow) (kafka_dr_readiness_uncopied_records)', [({'flow': 'src-dst'}, 10.0)])
+    prometheus.answer('kafka_dr_readiness_truncated_records > 0', [(dict(flow_labels, topic='foo.orders', partition='0'), 60.0)])
+    prometheus.answer('kafka_dr_readiness_sentinel{', [(dict(flow_labels, kind='recreated', topic='foo.orders', partition=''), 1.0)])
+    result = status(run_module, fake, prometheus.url)
+    assert result['problems'] == [
+        'flow src-dst: readiness exporter: 60 records of source partition foo.orders-0 were deleted before MM2 copied them '
+        '(silent loss)',
+        'flow src-dst: readiness exporter: source topic foo.orders was deleted and re-created behind MM2',
+    ]
+    readiness = result['flows'][0]['readiness']
+    assert readiness['ready'] is False and readiness['recovery_point_s'] == 19.5 and readiness['uncopied_records'] == 10
+    assert 25 <= readiness['measured_age_s'] <= 40
+    (line,) = [line for line in result['screen'] if line.startswith('  readiness')]
+    assert line.startswith('  readiness     NOT READY, recovery point 19.5 s, 10 records not on the target (readiness exporter, measured')
 
 
 def test_failed_task_and_stale_heartbeat_make_it_unhealthy(fake, prometheus, run_module):
