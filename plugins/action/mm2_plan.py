@@ -51,6 +51,8 @@ ARGUMENT_SPEC: Dict[str, Dict[str, Any]] = {
     'existing': {'type': 'dict'},
     # describe_flow, failover and readiness
     'flow': {'type': 'str'},
+    # readiness: the Connect workers' properties (role connect_worker's), for the Connect cluster's internal topics
+    'connect_properties': {'type': 'dict', 'default': {}},
     # log_append_time: expect's log_append_time_topics, and TopicCommand --describe output per cluster alias
     'wanted': {'type': 'dict'},
     'described': {'type': 'dict', 'default': {}},
@@ -123,7 +125,7 @@ def run_failover(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[
 def run_readiness(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:
     return readiness_inputs({'flow': args['flow'], 'clusters': args['clusters'], 'flows': args['flows'],
                              'site_defaults': args['flow_defaults'], 'builtin_defaults': args['builtin_defaults'],
-                             'plan': args['plan']})
+                             'plan': args['plan'], 'connect_properties': args['connect_properties']})
 
 
 def run_reverse_flow(args: Mapping[str, Any], task_vars: Mapping[str, Any]) -> Dict[str, Any]:

@@ -92,6 +92,20 @@ class PrincipalSpec:
     transactional_ids: Tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class InternalTopic:
+    """An internal topic of the flow's Connect cluster or of MM2, as the plan configures it."""
+
+    name: str
+    side: str  # the client that reads it: source, target or connect (the Connect cluster's own Kafka client)
+    kind: str  # one of INTERNAL_KINDS
+    compacted: bool  # must be cleanup.policy=compact
+    # As configured; -1 (or 0): the broker's default.replication.factor.
+    replication_factor: int = -1
+    # The setting that configures it, named in a finding.
+    setting: str = ''
+
+
 @dataclass
 class ReadinessRequest:
     flow: str
@@ -121,6 +135,8 @@ class ReadinessRequest:
     last_failover: Optional[Mapping[str, Any]] = None
     last_failover_path: str = ''
     max_scan_records: int = 100000
+    # The internal topics to check (docs/readiness.md, "Internal topics"); none: no check.
+    internal_topics: List[InternalTopic] = field(default_factory=list)
 
 
 # ---- offset syncs ---------------------------------------------------------------------------
@@ -594,6 +610,128 @@ def _durability_findings(topic: str, remote: str, source_info: TopicInfo, source
     return found
 
 
+# ---- internal topics --------------------------------------------------------------------------
+
+# What each internal topic holds, and what a non-compacted one loses (docs/readiness.md, "Internal topics").
+INTERNAL_KINDS: Dict[str, Tuple[str, str]] = {
+    'config': ('Connect\'s config topic (config.storage.topic)',
+               'retention deletes connector configurations: the connectors are gone once the workers re-read the topic, '
+               'and the workers refuse to start on a config topic that is not compacted'),
+    'offset': ('Connect\'s offsets topic (offset.storage.topic)',
+               'retention deletes the source connectors\' offsets: MM2 then resumes from its consumer\'s reset, copying '
+               'records again or skipping them, and the workers refuse to start on an offsets topic that is not compacted'),
+    'status': ('Connect\'s status topic (status.storage.topic)',
+               'retention deletes connector and task states, and the workers refuse to start on a status topic that is '
+               'not compacted'),
+    'checkpoints': ('MM2\'s checkpoints topic',
+                    'retention deletes the checkpoints of groups that commit rarely: a failover finds no translated '
+                    'offset for them'),
+    'offset-syncs': ('MM2\'s offset-syncs topic',
+                     'retention deletes the offset syncs of partitions MM2 has not synced since: their groups\' offsets '
+                     'are no longer translated'),
+    'heartbeats': ('MM2\'s heartbeats topic', ''),
+}
+PROBLEM = 'problem'
+WARNING = 'warning'
+COMMAND_CONFIG = '<client properties>'
+
+
+@dataclass
+class InternalFinding:
+    setting: str  # cleanup.policy, replication.factor or min.insync.replicas
+    severity: str  # problem or warning
+    message: str
+    fix: str
+
+
+@dataclass
+class InternalTopicCheck:
+    """One internal topic as found, and what is wrong with it."""
+
+    topic: str
+    kind: str
+    side: str
+    cluster: str
+    # None when the topic could not be read (note says why).
+    exists: Optional[bool] = None
+    cleanup_policy: Optional[str] = None
+    replication_factor: Optional[int] = None
+    expected_replication_factor: Optional[int] = None
+    min_insync_replicas: Optional[int] = None
+    findings: List[InternalFinding] = field(default_factory=list)
+    note: str = ''
+
+
+# The fix commands name the cluster's bootstrap servers and the client properties as placeholders: the module
+# hides every value of its client settings (bootstrap.servers too), and the properties file holds secrets.
+def bootstrap_placeholder(side: str, cluster: str) -> str:
+    return '<bootstrap servers of %s>' % ('the Connect cluster\'s Kafka' if side == 'connect' else cluster)
+
+
+def configs_fix(bootstrap: str, topic: str, setting: str, value: Any) -> str:
+    return ('kafka-configs.sh --bootstrap-server %s --command-config %s --entity-type topics --entity-name %s '
+            '--alter --add-config %s=%s' % (bootstrap, COMMAND_CONFIG, topic, setting, value))
+
+
+def reassign_fix(bootstrap: str, topic: str, replicas: int) -> str:
+    return ('kafka-reassign-partitions.sh --bootstrap-server %s --command-config %s --reassignment-json-file '
+            '<file giving each partition of %s %d replicas on distinct brokers> --execute'
+            % (bootstrap, COMMAND_CONFIG, topic, replicas))
+
+
+def cluster_words(side: str, cluster: str) -> str:
+    return 'the Connect cluster\'s Kafka' if side == 'connect' else cluster
+
+
+def expected_replicas(spec: InternalTopic, broker: Mapping[str, str]) -> Optional[int]:
+    """The configured replication factor; the broker's default for -1 (None when it cannot be read)."""
+    if spec.replication_factor > 0:
+        return spec.replication_factor
+    return _number(broker.get('default.replication.factor'))
+
+
+def check_internal_topic(spec: InternalTopic, cluster: str, info: TopicInfo, config: Mapping[str, str],
+                         broker: Mapping[str, str]) -> InternalTopicCheck:
+    """The rules of docs/readiness.md, "Internal topics", on one topic that exists."""
+    bootstrap = bootstrap_placeholder(spec.side, cluster)
+    check = InternalTopicCheck(spec.name, spec.kind, spec.side, cluster, True, config.get('cleanup.policy'),
+                               info.replication_factor, expected_replicas(spec, broker),
+                               _number(config.get('min.insync.replicas')))
+    what, loss = INTERNAL_KINDS.get(spec.kind, (spec.kind, ''))
+    where = '%s (%s on %s)' % (spec.name, what, cluster_words(spec.side, cluster))
+
+    def add(setting: str, severity: str, message: str, fix: str) -> None:
+        check.findings.append(InternalFinding(setting, severity, '%s: %s' % (where, message), fix))
+
+    policy = sorted(part.strip() for part in (check.cleanup_policy or '').split(',') if part.strip())
+    if spec.compacted and check.cleanup_policy is not None and policy != ['compact']:
+        add('cleanup.policy', PROBLEM, 'cleanup.policy %s, must be compact: %s' % (check.cleanup_policy, loss),
+            configs_fix(bootstrap, spec.name, 'cleanup.policy', 'compact'))
+    replicas, wanted = info.replication_factor, check.expected_replication_factor
+    if wanted is not None and replicas < wanted:
+        source = spec.setting or 'its replication factor setting'
+        if spec.replication_factor <= 0:
+            source += ' (-1: the broker\'s default.replication.factor)'
+        add('replication.factor', WARNING, 'replication factor %d, %s asks for %d: fewer broker failures lose it'
+            % (replicas, source, wanted), reassign_fix(bootstrap, spec.name, wanted))
+    isr = check.min_insync_replicas
+    if isr is None:
+        return check
+    if isr > replicas:
+        add('min.insync.replicas', PROBLEM, 'min.insync.replicas %d is above its replication factor %d: every write '
+            'with acks=all fails (NotEnoughReplicas), and Connect and MM2 write their internal topics so'
+            % (isr, replicas), configs_fix(bootstrap, spec.name, 'min.insync.replicas', max(replicas - 1, 1)))
+    elif replicas > 1 and isr in (1, replicas):
+        if isr == 1:
+            message = 'min.insync.replicas 1 with %d replicas: an acknowledged write may be on one broker only' % replicas
+        else:
+            message = 'min.insync.replicas %d equals its replication factor: one broker down stops every write' % isr
+        fix = (configs_fix(bootstrap, spec.name, 'min.insync.replicas', 2) if replicas >= 3 else
+               '%s, then %s' % (reassign_fix(bootstrap, spec.name, 3), configs_fix(bootstrap, spec.name, 'min.insync.replicas', 2)))
+        add('min.insync.replicas', WARNING, message, fix)
+    return check
+
+
 # ---- ACLs -------------------------------------------------------------------------------------
 
 @dataclass
@@ -737,6 +875,7 @@ class ReadinessReport:
     configs: List[ConfigFinding] = field(default_factory=list)
     acls: List[PrincipalAcls] = field(default_factory=list)
     sentinels: List[Sentinel] = field(default_factory=list)
+    internal_topics: List[InternalTopicCheck] = field(default_factory=list)
     recovery_time: Dict[str, Any] = field(default_factory=dict)
     topic_ids: Dict[str, Optional[str]] = field(default_factory=dict)
     targets: Dict[str, Any] = field(default_factory=dict)
@@ -771,6 +910,8 @@ def summary(report: ReadinessReport) -> Dict[str, Any]:
         'missing_acls': sum(len(entry.missing) for entry in report.acls),
         'config_breaks': sum(1 for finding in report.configs if finding.breaks),
         'recovery_time_s': report.recovery_time.get('measured_s'),
+        'internal_topic_problems': sum(1 for check in report.internal_topics for finding in check.findings
+                                       if finding.severity == PROBLEM),
     }
 
 
@@ -794,6 +935,9 @@ def verdict(report: ReadinessReport, rpo_seconds: float, rto_seconds: float, rea
         _group_findings(group, problems, warnings)
     for finding in report.configs:
         (problems if finding.breaks else warnings).append(finding.message)
+    for check in report.internal_topics:
+        for finding in check.findings:
+            (problems if finding.severity == PROBLEM else warnings).append('%s; fix: %s' % (finding.message, finding.fix))
     for entry in report.acls:
         if entry.missing:
             problems.append('%s lacks on the target: %s' % (entry.principal, '; '.join(entry.missing)))
@@ -838,10 +982,12 @@ class Readiness:
     """One readiness run of a flow over its two clusters; reads only."""
 
     def __init__(self, request: ReadinessRequest, source: ReadinessSide, target: ReadinessSide,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, connect: Optional[ReadinessSide] = None) -> None:
+        """`connect`: the Kafka cluster of the Connect cluster, read with the workers' own client (its internal topics)."""
         self.request = request
         self.source = source
         self.target = target
+        self.connect = connect
         self.clock = clock
         self.report = ReadinessReport('%s' % request.flow, request.source_alias, request.target_alias)
         self.report.targets = {'rpo_seconds': request.rpo_seconds or None, 'rto_seconds': request.rto_seconds or None}
@@ -870,6 +1016,7 @@ class Readiness:
         self._recovery_points(topics, described, remote, remote_described)
         self._groups(topics)
         self._configs(topics, described, remote, remote_described)
+        self._internal_topics()
         if request.principals:
             self._acls(topics, set(self.target.topics()))
         self.report.recovery_time = recovery_time(request.last_failover, request.last_failover_path, request.rto_seconds)
@@ -1025,6 +1172,59 @@ class Readiness:
         self.report.acls = check_principal(request.principals, acls[0], acls[1], topics, groups, request.remote_topic,
                                            request.producer_topic, target_topics)
 
+    # Internal topics.
+
+    def _internal_topics(self) -> None:
+        sides = {'source': self.source, 'target': self.target, 'connect': self.connect}
+        labels = {'source': self.request.source_alias, 'target': self.request.target_alias, 'connect': 'connect'}
+        brokers: Dict[str, Mapping[str, str]] = {}
+        for spec in self.request.internal_topics:
+            side, label = sides.get(spec.side), labels.get(spec.side, spec.side)
+            if side is None:
+                self.report.internal_topics.append(InternalTopicCheck(
+                    spec.name, spec.kind, spec.side, label, note='not checked: no client for %s' % cluster_words(spec.side, label)))
+                continue
+            self.report.internal_topics.append(self._internal_topic(spec, side, label, brokers))
+
+    def _internal_topic(self, spec: InternalTopic, side: ReadinessSide, label: str,
+                        brokers: Dict[str, Mapping[str, str]]) -> InternalTopicCheck:
+        check = InternalTopicCheck(spec.name, spec.kind, spec.side, label)
+        try:
+            described = side.describe_topics([spec.name])
+            if spec.name not in described:
+                check.exists, check.note = False, 'does not exist'
+                # The checkpoints and offset-syncs topics are reported missing where they are read.
+                if spec.kind not in ('checkpoints', 'offset-syncs'):
+                    self.read_warnings.append('%s %s does not exist on %s' % (
+                        INTERNAL_KINDS.get(spec.kind, (spec.kind, ''))[0], spec.name, cluster_words(spec.side, label)))
+                return check
+            config = side.topic_configs([spec.name]).get(spec.name, {})
+        except KafkaSideError as exc:
+            if 'AuthorizationException' not in exc.message:
+                raise
+            check.note = 'not checked: the account may not read it'
+            self.read_warnings.append('internal topic %s on %s: not checked, the account is not allowed to read it '
+                                      '(Describe and DescribeConfigs on the topic); %s'
+                                      % (spec.name, cluster_words(spec.side, label), exc.message))
+            return check
+        if spec.side not in brokers:
+            brokers[spec.side] = self._broker_defaults(side, spec.side)
+        return check_internal_topic(spec, label, described[spec.name], config, brokers[spec.side])
+
+    def _broker_defaults(self, side: ReadinessSide, which: str) -> Mapping[str, str]:
+        """The broker defaults (default.replication.factor for a factor of -1); none when the account may not read them."""
+        if which != 'connect':
+            return self._allowed_read(side, side.broker_config, {}, 'its broker defaults', 'DescribeConfigs')
+        try:
+            return side.broker_config()
+        except KafkaSideError as exc:
+            if 'AuthorizationException' not in exc.message:
+                raise
+            self.read_warnings.append('the Connect workers\' account may not read the broker defaults of their Kafka cluster '
+                                      '(DescribeConfigs on the cluster): a replication factor of -1 is not checked; %s'
+                                      % exc.message)
+            return {}
+
     def _allowed_read(self, side: ReadinessSide, read: Callable[[], Any], instead: Any, what: str, operation: str) -> Any:
         """A read that needs a cluster permission MM2's account may lack: without it, a warning and `instead`."""
         try:
@@ -1032,8 +1232,10 @@ class Readiness:
         except KafkaSideError as exc:
             if 'AuthorizationException' not in exc.message:
                 raise
-            self.read_warnings.append('cluster %s does not let MM2\'s account read %s (%s on the cluster): not checked; %s'
-                                      % (side.name, what, operation, exc.message))
+            warning = ('cluster %s does not let MM2\'s account read %s (%s on the cluster): not checked; %s'
+                       % (side.name, what, operation, exc.message))
+            if warning not in self.read_warnings:
+                self.read_warnings.append(warning)
             return instead
 
 
@@ -1061,6 +1263,12 @@ def input_errors(params: Dict[str, Any]) -> List[str]:
             errors.append('%s must be 0 (off) or more' % option)
     if params['max_scan_records'] < 1:
         errors.append('max_scan_records must be 1 or more')
+    for entry in params.get('internal_topics') or []:
+        if entry.get('side') not in INTERNAL_SIDES or not entry.get('name') or entry.get('kind') not in INTERNAL_KINDS:
+            errors.append('internal_topics entry %s needs a name, a side (%s) and a kind (%s)'
+                          % (entry, ', '.join(INTERNAL_SIDES), ', '.join(INTERNAL_KINDS)))
+        elif entry['side'] == 'connect' and not (params.get('connect_client') or {}).get('bootstrap.servers'):
+            errors.append('internal topic %s of the Connect cluster needs connect_client with bootstrap.servers' % entry['name'])
     return errors
 
 
@@ -1102,7 +1310,18 @@ def build_request(params: Dict[str, Any]) -> ReadinessRequest:
         last_failover=params['last_failover_report'],
         last_failover_path=params['last_failover_report_path'],
         max_scan_records=params['max_scan_records'],
+        internal_topics=internal_topic_specs(params.get('internal_topics') or []),
     )
+
+
+INTERNAL_SIDES = ('source', 'target', 'connect')
+
+
+def internal_topic_specs(entries: Sequence[Mapping[str, Any]]) -> List[InternalTopic]:
+    """The internal_topics argument (mm2_plan's readiness answer) as specs."""
+    return [InternalTopic(str(entry['name']), str(entry['side']), str(entry['kind']), bool(entry.get('compacted', True)),
+                          int(entry.get('replication_factor', -1)), str(entry.get('setting') or ''))
+            for entry in entries]
 
 
 # ---- the text screen ----------------------------------------------------------------------------
@@ -1181,6 +1400,27 @@ def _apps_lines(report: Mapping[str, Any]) -> List[str]:
     return lines
 
 
+def _internal_lines(report: Mapping[str, Any]) -> List[str]:
+    checks = report.get('internal_topics') or []
+    if not checks:
+        return []
+    wrong = [check for check in checks if check['findings']]
+    lines = ['Internal topics: %s' % ('as they should be' if not wrong else '%s wrong' % _counted(len(wrong), 'topic'))]
+    rows = [('topic', 'kind', 'cluster', 'cleanup.policy', 'replicas', 'expected', 'min.insync', 'state')]
+    for check in checks:
+        severities = {finding['severity'] for finding in check['findings']}
+        state = 'PROBLEM' if PROBLEM in severities else 'warns' if severities else (check['note'] or 'ok')
+        rows.append((check['topic'], check['kind'], check['cluster'], _dash(check['cleanup_policy']),
+                     _dash(check['replication_factor']), _dash(check['expected_replication_factor']),
+                     _dash(check['min_insync_replicas']), state))
+    lines += _table(rows)
+    for check in wrong:
+        for finding in check['findings']:
+            lines.append('  %s: %s' % (finding['severity'], finding['message']))
+            lines.append('    fix: %s' % finding['fix'])
+    return lines
+
+
 def render_text(report: Mapping[str, Any]) -> str:
     """The report on one screen: each figure, then the verdict with every finding."""
     lines = ['Readiness of flow %s (%s -> %s) at %s: %s'
@@ -1188,6 +1428,8 @@ def render_text(report: Mapping[str, Any]) -> str:
     lines += _recovery_lines(report) + ['']
     lines += _group_lines(report) + ['']
     lines += _apps_lines(report) + ['']
+    internal = _internal_lines(report)
+    lines += internal + [''] if internal else []
     lines.append('Silent-loss sentinels: %s' % ('none' if not report['sentinels'] else _counted(len(report['sentinels']), 'finding')))
     for sentinel in report['sentinels']:
         lines.append('  %s' % sentinel['message'])

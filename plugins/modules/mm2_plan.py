@@ -37,8 +37,9 @@ description:
     flow's connectors, besides the flow's aliases, topics, naming and checkpoints topic.
   - O(operation=readiness) returns what M(kafka_dr.mm2.mm2_readiness) needs for one flow of a plan, namely what
     O(operation=failover) returns, the flow's offset-syncs topic and where it lives, the group filter its checkpoint
-    connector runs with, its C(offset.lag.max), and the principals of the applications that consume and produce its
-    topics (its C(consumers) and C(producers) options).
+    connector runs with, its C(offset.lag.max), the principals of the applications that consume and produce its
+    topics (its C(consumers) and C(producers) options), and the internal topics to check (RV(internal_topics)): MM2's
+    and, with O(connect_properties), the Connect cluster's.
   - O(operation=reverse_flow) returns the flow that copies back what a flow's target wrote while it was the primary
     (source and target swapped, same topics, groups and options; the one declared in O(flows) when there is one), for a
     failback under the default replication policy.
@@ -152,6 +153,14 @@ options:
         C(<source>-><target>) (for example C(src->dst)), or the
         flow's name when several flows join the same two clusters.
     type: str
+  connect_properties:
+    description:
+      - With O(operation=readiness), the properties of the Connect cluster's workers as role C(kafka_dr.mm2.connect_worker)
+        renders them (its C(connect-distributed.properties) as a mapping). Their C(config.storage.topic),
+        C(offset.storage.topic), C(status.storage.topic) and C(*.storage.replication.factor) add the Connect cluster's
+        internal topics to RV(internal_topics), and their Kafka client settings make RV(connect_client).
+    type: dict
+    default: {}
   wanted:
     description:
       - With O(operation=log_append_time), the topics that must use LogAppendTime, per cluster alias
@@ -516,6 +525,24 @@ producers:
   returned: readiness
   type: list
   elements: dict
+internal_topics:
+  description:
+    - The internal topics M(kafka_dr.mm2.mm2_readiness) checks, each with C(name), C(side) (C(source), C(target) or
+      C(connect), the Connect cluster's Kafka), C(kind) (C(config), C(offset), C(status), C(checkpoints), C(offset-syncs),
+      C(heartbeats)), C(compacted) (must be C(cleanup.policy=compact)), C(replication_factor) (as configured, V(-1) for the
+      broker's default) and C(setting) (what configures it).
+    - The Connect cluster's topics only with O(connect_properties).
+  returned: readiness
+  type: list
+  elements: dict
+  sample: [{"name": "src.checkpoints.internal", "side": "target", "kind": "checkpoints", "compacted": true,
+            "replication_factor": -1, "setting": "checkpoints.topic.replication.factor"}]
+connect_client:
+  description:
+    - The Kafka client settings of the Connect cluster's workers (C(bootstrap.servers), C(security.*), C(sasl.*), C(ssl.*);
+      secrets as the C(${file:...}) placeholders of their properties), empty without O(connect_properties).
+  returned: readiness
+  type: dict
 reverse_flow:
   description: The reverse flow, as a flow of O(flows).
   returned: reverse_flow

@@ -29,6 +29,11 @@ description:
   - B(Silent-loss sentinels). Records the source deleted before MM2 copied them, counted. A source topic deleted and
     re-created, seen from its topic id (against O(known_topic_ids)) or from a source that ends before the newest synced
     offset. A remote topic that ends before the newest synced downstream offset.
+  - B(Internal topics). With O(internal_topics), the config, offsets and status topics of the Connect cluster (read
+    with O(connect_client)) and MM2's checkpoints, offset-syncs and heartbeats topics. A compacted internal topic whose
+    C(cleanup.policy) is not C(compact), or whose C(min.insync.replicas) is above its replication factor, is a problem; a
+    replication factor below the configured one, and C(min.insync.replicas) of 1 or equal to a replication factor above
+    1, are warnings. Each finding names the command that fixes it; nothing is altered.
   - B(Recovery time). The duration measured by the newest failover report (O(last_failover_report)), when there is one;
     nothing is estimated.
   - The verdict RV(ready) (C(READY) or C(NOT READY)) with every problem. The module never fails on a C(NOT READY) verdict;
@@ -166,6 +171,46 @@ options:
     description: Records read at most per partition to find a copy of a record.
     type: int
     default: 100000
+  internal_topics:
+    description:
+      - The internal topics to check (the RV(kafka_dr.mm2.mm2_plan#module:internal_topics) of M(kafka_dr.mm2.mm2_plan)'s
+        O(kafka_dr.mm2.mm2_plan#module:operation=readiness)); none are checked when empty.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: The topic.
+        type: str
+        required: true
+      side:
+        description: The cluster holding it, read with O(source_client), O(target_client) or O(connect_client).
+        type: str
+        required: true
+        choices: [source, target, connect]
+      kind:
+        description: What it holds.
+        type: str
+        required: true
+        choices: [config, offset, status, checkpoints, offset-syncs, heartbeats]
+      compacted:
+        description: It must have C(cleanup.policy=compact).
+        type: bool
+        default: true
+      replication_factor:
+        description: Its configured replication factor; V(-1) for the broker's C(default.replication.factor).
+        type: int
+        default: -1
+      setting:
+        description: The setting that configures it, named in a finding.
+        type: str
+        default: ''
+  connect_client:
+    description:
+      - Kafka client settings of the Connect cluster's workers (C(bootstrap.servers) and security settings), which read the
+        internal topics of O(internal_topics) with O(internal_topics[].side=connect). Placeholders as in O(source_client).
+    type: dict
+    default: {}
   kafka_home:
     description: Kafka installation whose C(libs/) jars provide the clients.
     type: path
@@ -239,7 +284,7 @@ report:
   description:
     - The figures, as C(docs/readiness.md) describes them. C(recovery_point) has one entry per source partition,
       C(groups) one per consumer group with its C(partitions), and then C(configs), C(acls), C(sentinels),
-      C(recovery_time) and C(summary).
+      C(internal_topics), C(recovery_time) and C(summary).
   returned: always
   type: dict
 text:
@@ -303,6 +348,15 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
         last_failover_report={'type': 'dict'},
         last_failover_report_path={'type': 'str', 'default': ''},
         max_scan_records={'type': 'int', 'default': 100000},
+        internal_topics={'type': 'list', 'elements': 'dict', 'default': [], 'options': {
+            'name': {'type': 'str', 'required': True},
+            'side': {'type': 'str', 'required': True, 'choices': ['source', 'target', 'connect']},
+            'kind': {'type': 'str', 'required': True,
+                     'choices': ['config', 'offset', 'status', 'checkpoints', 'offset-syncs', 'heartbeats']},
+            'compacted': {'type': 'bool', 'default': True},
+            'replication_factor': {'type': 'int', 'default': -1},
+            'setting': {'type': 'str', 'default': ''}}},
+        connect_client={'type': 'dict', 'default': {}, 'no_log': True},
         kafka_home={'type': 'path', 'default': '/opt/kafka'},
         java={'type': 'path', 'default': 'java'},
         kafka_timeout={'type': 'int', 'default': 30},
@@ -314,6 +368,7 @@ def run(module: AnsibleModule) -> Dict[str, Any]:
     request = build_request(params)
     source_settings = module_client_settings(module, 'source_client')
     target_settings = module_client_settings(module, 'target_client')
+    connect_settings = module_client_settings(module, 'connect_client')
     timeout_ms = params['kafka_timeout'] * 1000
     sides: List[JvmKafkaSide] = []
     with KafkaJvm(params['kafka_home'], params['java']) as jvm:
@@ -322,7 +377,11 @@ def run(module: AnsibleModule) -> Dict[str, Any]:
             sides.append(source)
             target = JvmKafkaSide(jvm, params['target_alias'], target_settings, timeout_ms, purpose='readiness')
             sides.append(target)
-            return Readiness(request, source, target, clock=time.time).run().as_dict()
+            connect = None
+            if connect_settings and any(topic.side == 'connect' for topic in request.internal_topics):
+                connect = JvmKafkaSide(jvm, 'connect', connect_settings, timeout_ms, purpose='readiness')
+                sides.append(connect)
+            return Readiness(request, source, target, clock=time.time, connect=connect).run().as_dict()
         finally:
             for side in sides:
                 side.close()

@@ -18,6 +18,7 @@ from ansible_collections.kafka_dr.mm2.plugins.modules import mm2_readiness
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'module_utils'))
 
+from fake_readiness_side import FakeAdminSide  # noqa: E402  pylint: disable=wrong-import-position
 from test_mm2_readiness import NOW, lab  # noqa: E402  pylint: disable=wrong-import-position
 
 ARGS = {'source_alias': 'src', 'target_alias': 'dst', 'source_client': {'bootstrap.servers': 'src:9092'},
@@ -70,7 +71,9 @@ class FakeJvm:
 def clusters(monkeypatch: pytest.MonkeyPatch) -> Iterator[Dict[str, Any]]:
     """The module's JVM and clients replaced by the in-memory clusters of test_mm2_readiness."""
     source, target = lab()
-    sides = {'src': source, 'dst': target}
+    connect = FakeAdminSide('connect', partitions={'connect-mm2-configs': 1},
+                            configs={'connect-mm2-configs': {'cleanup.policy': 'delete'}})
+    sides = {'src': source, 'dst': target, 'connect': connect}
     opened: Dict[str, Any] = {'settings': {}, 'closed': []}
 
     def side(_jvm: Any, name: str, settings: Dict[str, str], _timeout: int, purpose: str = '') -> Any:
@@ -134,3 +137,20 @@ def test_bad_arguments_fail_before_any_cluster_is_contacted(clusters: Dict[str, 
     result = run_module(capsys, groups_regex='(')
     assert result['failed'] and 'groups_regex is not a regular expression' in result['msg']
     assert clusters['opened']['settings'] == {}
+
+
+def test_the_connect_clusters_topics_are_read_with_the_workers_client(clusters: Dict[str, Any],
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    topics = [{'name': 'connect-mm2-configs', 'side': 'connect', 'kind': 'config', 'replication_factor': 1,
+               'setting': 'config.storage.replication.factor'}]
+    result = run_module(capsys, internal_topics=topics,
+                        connect_client={'bootstrap.servers': 'dst:9093', 'sasl.jaas.config': 'worker-line'})
+    assert result['ready'] is False
+    assert any(problem.startswith('connect-mm2-configs (Connect\'s config topic (config.storage.topic) on the Connect '
+                                  'cluster\'s Kafka): cleanup.policy delete, must be compact') and
+               '--bootstrap-server <bootstrap servers of the Connect cluster\'s Kafka> --command-config' in problem
+               for problem in result['problems'])
+    assert clusters['opened']['settings']['connect']['bootstrap.servers'] == 'dst:9093'
+    assert sorted(clusters['opened']['closed']) == ['connect', 'dst', 'src']
+    assert result['report']['internal_topics'][0]['cleanup_policy'] == 'delete'
+    assert 'Internal topics: 1 topic wrong' in result['text'] and 'worker-line' not in json.dumps(result)
