@@ -398,4 +398,3 @@ def render_metrics(flows: Mapping[str, FlowFigures], interval: float) -> str:
         lines += ['# HELP %s%s %s' % (PREFIX, name, text), '# TYPE %s%s %s' % (PREFIX, name, kind)]
         lines += by_name[name]
     return '\n'.join(lines) + '\n'
-

@@ -306,7 +306,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
     KafkaSideError,
     module_client_settings,
 )
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401 (build_request, input_errors: the module's API)
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (
     MM2_DEFAULT_GROUPS_EXCLUDE,
     Readiness,
     build_request,

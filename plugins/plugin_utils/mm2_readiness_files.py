@@ -16,7 +16,7 @@ import re
 from typing import Any, Dict, List, Mapping
 
 # The state file's format is shared with the readiness exporter, which keeps the same file on its host.
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401 (this module's API)
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401  pylint: disable=unused-import
     STATE_FORMAT,
     readiness_state,
     readiness_state_ids,
