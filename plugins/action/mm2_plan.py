@@ -11,10 +11,11 @@ listed; anything unexpected fails it with one line (the traceback only at -vvv).
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Dict, Mapping
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connect_clusters import running_workers, unlimited_play_hosts
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_describe import describe_flow
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_expect import expect
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_failover_inputs import failover_inputs, reverse_flow
@@ -175,5 +176,25 @@ class ActionModule(ActionBase):
     def run(self, tmp: Any = None, task_vars: Any = None) -> Dict[str, Any]:
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_if=REQUIRED_IF)
         result = super().run(tmp, task_vars)
+        if args['operation'] == 'plan' and args['play_hosts'] is None:
+            args = dict(args, play_hosts=self._play_workers(task_vars or {}))
         result.update(task_result(args['operation'], args, task_vars or {}))
         return result
+
+    def _play_workers(self, task_vars: Mapping[str, Any]) -> Optional[List[str]]:
+        """The workers of the play's Connect cluster: its host patterns resolved without --limit (a run
+        limited to a new worker counts the cluster it joins), without the drained workers."""
+        try:
+            patterns = self._task.get_play().hosts
+        except AttributeError:  # a task outside any play (the unit tests')
+            patterns = None
+        hosts = None
+        if patterns:
+            patterns = patterns if isinstance(patterns, list) else [patterns]
+            hosts = unlimited_play_hosts([str(pattern) for pattern in patterns], task_vars.get('groups') or {})
+        if hosts is None:
+            hosts = task_vars.get('ansible_play_hosts_all')
+        if hosts is None:
+            return None
+        hostvars = task_vars.get('hostvars') or {}
+        return running_workers(hosts, {host: (hostvars.get(host) or {}).get('connect_worker_state') for host in hosts})

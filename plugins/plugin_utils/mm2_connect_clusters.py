@@ -10,7 +10,37 @@ replicates nothing while that worker is down: the plan warns about it.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+# What a play's host pattern may hold for unlimited_play_hosts to resolve it: names joined by ':' or ','.
+PLAIN_NAMES = re.compile(r'^[\w.-]+(?:\s*[:,]\s*[\w.-]+)*$')
+
+
+def unlimited_play_hosts(patterns: Sequence[str], groups: Mapping[str, Sequence[str]]) -> Optional[List[str]]:
+    """The hosts of a play's host patterns as the inventory holds them, before --limit: a run limited
+    to a worker new to its Connect cluster still counts the workers it joins. Only for patterns of
+    group and host names joined by ':' or ','; None for anything else (exclusions, intersections,
+    wildcards), and the caller keeps the play's own hosts."""
+    known_hosts = {str(host) for members in groups.values() for host in members}
+    hosts: List[str] = []
+    for pattern in patterns:
+        if not PLAIN_NAMES.match(pattern.strip()):
+            return None
+        for name in re.split(r'\s*[:,]\s*', pattern.strip()):
+            if name in groups:
+                members = [str(host) for host in groups[name]]
+            elif name in known_hosts:
+                members = [name]
+            else:
+                return None
+            hosts.extend(host for host in members if host not in hosts)
+    return hosts
+
+
+def running_workers(hosts: Sequence[str], worker_states: Mapping[str, Any]) -> List[str]:
+    """The hosts without the drained workers (connect_worker_state absent)."""
+    return [host for host in hosts if str(worker_states.get(host) or 'present') != 'absent']
 
 
 def connect_clusters_of(flows: Sequence[Mapping[str, Any]], groups: Mapping[str, Any],

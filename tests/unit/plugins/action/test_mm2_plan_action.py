@@ -14,6 +14,8 @@ import pytest
 import yaml
 from ansible.errors import AnsibleActionFail
 from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.block import Block
+from ansible.playbook.play import Play
 from ansible.playbook.play_context import PlayContext
 from ansible.playbook.task import Task
 from ansible.template import Templar
@@ -27,10 +29,10 @@ FLOWS = [{'source': 'src', 'target': 'dst', 'topics': ['foo\\..*']}]
 TASK_VARS = {'inventory_hostname': 'task-1-1', 'groups': {'all': ['task-1-1'], 'connect_dr': ['task-2-1']}}
 
 
-def run(args: Dict[str, Any], task_vars: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    task = Task()
-    task.args = copy.deepcopy(args)
+def run(args: Dict[str, Any], task_vars: Optional[Dict[str, Any]] = None, play_hosts: Optional[str] = None) -> Dict[str, Any]:
     loader = DataLoader()
+    task = Task() if play_hosts is None else Task(block=Block(play=Play.load({'hosts': play_hosts, 'tasks': []}, loader=loader)))
+    task.args = copy.deepcopy(args)
     connection = SimpleNamespace(_shell=SimpleNamespace(tmpdir=None))
     action = action_plugin.ActionModule(task, connection, PlayContext(), loader, Templar(loader=loader))
     return action.run(task_vars=TASK_VARS if task_vars is None else task_vars)
@@ -88,6 +90,21 @@ def test_a_connect_cluster_of_one_worker_is_a_task_warning() -> None:
     assert run(plan_args(), task_vars=two_workers)['warnings'] == []
     # play_hosts given to the task wins over the play's.
     assert run(plan_args(play_hosts=['task-1-1', 'task-1-2']), task_vars=one_worker)['warnings'] == []
+
+
+def test_a_run_limited_to_a_new_worker_counts_the_cluster_it_joins() -> None:
+    groups = {'all': ['task-1-1', 'task-1-2', 'task-1-3'], 'connect_workers': ['task-1-1', 'task-1-2', 'task-1-3']}
+    limited = dict(TASK_VARS, groups=groups, ansible_play_hosts_all=['task-1-3'],
+                   hostvars={'task-1-1': {'connect_worker_state': 'absent'}, 'task-1-2': {}, 'task-1-3': {}})
+    result = run(plan_args(), task_vars=limited, play_hosts='connect_workers')
+    assert result['warnings'] == []
+    assert result['connect_clusters'][0]['workers'] == ['task-1-2', 'task-1-3']
+    # The drained workers do not count: one left is a warning, whatever the limit.
+    limited['hostvars']['task-1-2'] = {'connect_worker_state': 'absent'}
+    result = run(plan_args(), task_vars=limited, play_hosts='connect_workers')
+    assert result['connect_clusters'][0]['workers'] == ['task-1-3'] and len(result['warnings']) == 1
+    # A pattern it does not resolve: the play's own hosts.
+    assert run(plan_args(), task_vars=limited, play_hosts='connect_workers:!task-1-1')['connect_clusters'][0]['workers'] == ['task-1-3']
 
 
 def test_expect_and_orphans_read_a_plan() -> None:

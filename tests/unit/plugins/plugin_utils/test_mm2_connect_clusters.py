@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
+import pytest
+
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connect_clusters import running_workers, unlimited_play_hosts
+
 PlanOk = Callable[..., Dict[str, Any]]
 
 
@@ -47,3 +51,23 @@ def test_flows_of_other_connect_clusters_are_theirs_to_judge(plan_ok: PlanOk) ->
     flows = [{'source': 'src', 'target': 'dst', 'connect_cluster': 'connect_dr'}]
     result = plan_ok(flows=flows, play_hosts=['task-1-1'])
     assert result['connect_clusters'] == [] and result['warnings'] == []
+
+
+GROUPS = {'all': ['task-1-1', 'task-1-2', 'task-1-3', 'prometheus-1'], 'connect_workers': ['task-1-1', 'task-1-2', 'task-1-3'],
+          'monitoring': ['prometheus-1']}
+
+
+def test_a_play_pattern_of_names_resolves_before_the_limit() -> None:
+    assert unlimited_play_hosts(['connect_workers'], GROUPS) == ['task-1-1', 'task-1-2', 'task-1-3']
+    assert unlimited_play_hosts(['connect_workers:monitoring'], GROUPS) == ['task-1-1', 'task-1-2', 'task-1-3', 'prometheus-1']
+    assert unlimited_play_hosts(['task-1-2, connect_workers'], GROUPS) == ['task-1-2', 'task-1-1', 'task-1-3']
+
+
+@pytest.mark.parametrize('pattern', ['connect_workers:!task-1-1', 'connect_workers:&monitoring', 'task-*', 'nowhere', '~task.*'])
+def test_richer_patterns_are_left_to_the_play(pattern: str) -> None:
+    assert unlimited_play_hosts([pattern], GROUPS) is None
+
+
+def test_drained_workers_are_not_counted() -> None:
+    hosts = ['task-1-1', 'task-1-2', 'task-1-3']
+    assert running_workers(hosts, {'task-1-1': 'absent', 'task-1-2': None, 'task-1-3': 'present'}) == ['task-1-2', 'task-1-3']
