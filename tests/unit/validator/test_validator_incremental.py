@@ -97,6 +97,7 @@ class Lab:
             write_reports or self.reports.append,
             reset=reset,
             memory=memory,
+            clock=lambda: 1000.0,  # a redone increment keeps the same state
         )
 
 
@@ -380,7 +381,7 @@ def test_a_new_partition_starts_from_its_log_start(tmp_path):
     assert "state_new_partition" in [n["code"] for n in result.topics[0].notes]
 
 
-def test_expired_records_are_noted_and_skipped(tmp_path):
+def test_records_deleted_before_they_were_verified_are_a_truncated_finding(tmp_path):
     lab = Lab(tmp_path)
     fill(lab, 4)
     lab.run()  # nothing copied: proven stays 0
@@ -388,7 +389,48 @@ def test_expired_records_are_noted_and_skipped(tmp_path):
     lab.source.records[0] = lab.source.records[0][2:]
     lab.mirror()
     result = lab.run()
-    assert [n["code"] for n in result.topics[0].notes] == ["expired_before_validation"]
+    (finding,) = result.findings
+    assert (finding["kind"], finding["source_offset"], finding["records"]) == ("truncated", 0, 2)
+    assert "source offsets 0-1 (2 record(s)) were deleted" in finding["detail"]
+    assert result.verdict == "FAIL" and positions(lab) == (4, 2)
+    partition = lab.store.load()["topics"]["orders"]["partitions"]["0"]
+    assert partition["cumulative"]["truncated"] == 2 and partition["cumulative"]["missing"] == 0
+    assert "truncated_from" not in partition
+    # Counted once: the next increment starts after them.
+    assert lab.run().findings == []
+
+
+def test_copies_of_truncated_records_are_not_unexpected(tmp_path):
+    lab = Lab(tmp_path)
+    fill(lab, 2)
+    lab.run()  # nothing copied yet
+    lab.mirror()
+    fill(lab, 2, prefix="m")
+    lab.mirror()
+    lab.source.start[0] = 2
+    lab.source.records[0] = lab.source.records[0][2:]
+    result = lab.run()
+    assert kinds(result) == [("truncated", 0, None)] and result.topics[0].counts()["truncated"] == 2
+    assert "2 target record(s) before the first verified copy" in result.findings[0]["detail"]
+    assert result.topics[0].partitions[0].target_records_judged == 2
+
+
+def test_the_state_keeps_each_partitions_figures_for_the_metrics(tmp_path):
+    lab = Lab(tmp_path)
+    fill(lab, 3)
+    lab.mirror(upto=2)
+    clock = iter([100.0, 200.0, 300.0])
+    run_increment(lab.store, FLOW, ["orders"], lab.snapshot, lab.read, lab.reports.append, clock=lambda: next(clock))
+    saved = lab.store.load()["topics"]["orders"]["partitions"]["0"]
+    assert (saved["proven"], saved["source_end"], saved["verified_at"]) == (2, 3, 100.0)
+    assert saved["cumulative"]["records_judged"] == 2
+    # Nothing new copied while the source has more: the time of the last advance stays.
+    run_increment(lab.store, FLOW, ["orders"], lab.snapshot, lab.read, lab.reports.append, clock=lambda: next(clock))
+    assert lab.store.load()["topics"]["orders"]["partitions"]["0"]["verified_at"] == 100.0
+    lab.mirror()
+    run_increment(lab.store, FLOW, ["orders"], lab.snapshot, lab.read, lab.reports.append, clock=lambda: next(clock))
+    saved = lab.store.load()["topics"]["orders"]["partitions"]["0"]
+    assert (saved["proven"], saved["verified_at"], saved["cumulative"]["records_judged"]) == (3, 300.0, 3)
 
 
 def test_the_remembered_records_are_bounded(tmp_path):

@@ -24,6 +24,12 @@ known records; the rest (copies of records past the source snapshot, foreign rec
 after the last copy) are carried. Findings are keyed by topic, partition, kind and
 offsets, so a redone increment yields the same keys; cumulative counts live in the state,
 written atomically after the report.
+
+Source records that the source deleted (retention, DeleteRecords) before an increment judged
+them are a ``truncated`` finding, counted in records: nobody can tell any more whether they
+were copied. Per partition the state also keeps what a metrics exporter shows: the source end
+at the last snapshot, when the proven position last advanced (or was found at the end), and
+the counts since the state began.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -51,7 +58,14 @@ from mm2_validator.model import (
 STATE_FORMAT = "mm2-validator-incremental-state"
 STATE_VERSION = 1
 DEFAULT_MEMORY = 5000  # judged source records remembered per partition
-COUNTERS = ("records_judged", "records_copied", "target_records_judged") + PROBLEM_KINDS
+# Source records deleted before an increment judged them: an increment's own kind.
+TRUNCATED = "truncated"
+KINDS = PROBLEM_KINDS + (TRUNCATED,)
+COUNTERS = ("records_judged", "records_copied", "target_records_judged") + KINDS
+# What a partition's state keeps besides its positions: the source end offset at the last
+# snapshot, the Unix time the proven position last advanced or was found at that end, and
+# the counts since the state began (COUNTERS).
+PARTITION_FIGURES = ("source_end", "verified_at", "cumulative")
 
 
 class StateError(Exception):
@@ -111,7 +125,7 @@ class PartitionOutcome:
     carried_source: int = 0
     carried_target: int = 0
     first_carried_offset: Optional[int] = None
-    counts: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in PROBLEM_KINDS})
+    counts: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in KINDS})
     findings: list[dict[str, Any]] = field(default_factory=list)
     recent: list[list[Any]] = field(default_factory=list)
 
@@ -232,20 +246,23 @@ def judge_partition(
         next_target_from=int(saved["target_from"]),
     )
 
-    def add(kind: str, source_offset: Optional[int], target_offset: Optional[int], key: Optional[str], detail: str) -> None:
-        outcome.counts[kind] += 1
-        outcome.findings.append(
-            {
-                "id": finding_id(topic, partition, kind, source_offset, target_offset),
-                "kind": kind,
-                "topic": topic,
-                "partition": partition,
-                "source_offset": source_offset,
-                "target_offset": target_offset,
-                "key": key,
-                "detail": detail,
-            }
-        )
+    def add(
+        kind: str, source_offset: Optional[int], target_offset: Optional[int], key: Optional[str], detail: str, records: int = 1
+    ) -> None:
+        outcome.counts[kind] += records
+        finding = {
+            "id": finding_id(topic, partition, kind, source_offset, target_offset),
+            "kind": kind,
+            "topic": topic,
+            "partition": partition,
+            "source_offset": source_offset,
+            "target_offset": target_offset,
+            "key": key,
+            "detail": detail,
+        }
+        if records != 1:
+            finding["records"] = records
+        outcome.findings.append(finding)
 
     # Pair the n-th source copy of a fingerprint with the n-th target copy.
     queues: dict[str, deque[Rec]] = {}
@@ -262,6 +279,29 @@ def judge_partition(
 
     copied_up_to = max(pairs) if pairs else None
     last_copy_target = max((t.offset for t in pairs.values()), default=None)
+
+    # Source records deleted before they were judged (prepare_topic moved `proven` past them).
+    # MM2 copies a partition in order, so unpaired target records before the first copy of a
+    # record of this increment may be their copies: neither unexpected nor proof.
+    truncated_from = saved.get("truncated_from")
+    copies_of_truncated = 0
+    if truncated_from is not None:
+        first_copy_target = min((t.offset for t in pairs.values()), default=None)
+        if first_copy_target is not None:
+            before = [r for r in unpaired if r.offset < first_copy_target]
+            copies_of_truncated = len(before)
+            unpaired = [r for r in unpaired if r.offset >= first_copy_target]
+        deleted = outcome.source_from - int(truncated_from)
+        add(
+            TRUNCATED,
+            int(truncated_from),
+            None,
+            None,
+            f"source offsets {truncated_from}-{outcome.source_from - 1} ({deleted} record(s)) were deleted before an increment "
+            f"verified them (log start {outcome.source_from}); {copies_of_truncated} target record(s) before the first "
+            "verified copy may be their copies",
+            records=deleted,
+        )
     judged_source = [r for r in source if copied_up_to is not None and r.offset <= copied_up_to]
     carried_source = [r for r in source if copied_up_to is None or r.offset > copied_up_to]
 
@@ -345,7 +385,7 @@ def judge_partition(
 
     outcome.records_judged = len(judged_source)
     outcome.records_copied = len(judged_source) - len(missing)
-    outcome.target_records_judged = len(target) - len(carried_target)
+    outcome.target_records_judged = len(target) - len(carried_target) - copies_of_truncated
     outcome.carried_source = len(carried_source)
     outcome.carried_target = len(carried_target)
     outcome.first_carried_offset = carried_source[0].offset if carried_source else None
@@ -531,14 +571,8 @@ def prepare_topic(
             continue
         start = snapshot.source_start.get(partition, 0)
         if int(position["proven"]) < start:
-            notes.append(
-                {
-                    "severity": "warning",
-                    "code": "expired_before_validation",
-                    "message": f"{topic}:{partition}: source offsets {position['proven']}-{start - 1} were deleted "
-                    "(retention) before an increment judged them",
-                }
-            )
+            # judge_partition reports them (a truncated finding); run_increment drops the key.
+            position["truncated_from"] = int(position["proven"])
             position["proven"] = start
         target_start = snapshot.target_start.get(partition, 0)
         if int(position["target_from"]) < target_start:
@@ -552,6 +586,25 @@ def prepare_topic(
 
 
 # -- one increment ----------------------------------------------------------------------
+
+
+def partition_figures(saved: Mapping[str, Any], result: PartitionOutcome, now: float) -> dict[str, Any]:
+    """The figures a partition's state keeps for the metrics (PARTITION_FIGURES). The proven
+    position counts as verified now when it advanced or stands at the snapshot's end (an idle
+    partition stays current); otherwise the time of the last advance stays."""
+    advanced = result.proven > result.source_from or result.proven >= result.source_end
+    cumulative = {name: int((saved.get("cumulative") or {}).get(name, 0)) for name in COUNTERS}
+    cumulative["records_judged"] += result.records_judged
+    cumulative["records_copied"] += result.records_copied
+    cumulative["target_records_judged"] += result.target_records_judged
+    for kind, count in result.counts.items():
+        cumulative[kind] += count
+    return {
+        "source_end": result.source_end,
+        "verified_at": round(now, 3) if advanced else saved.get("verified_at"),
+        "cumulative": cumulative,
+    }
+
 
 Snapshotter = Callable[[str], TopicSnapshot]
 # reader(side, topic, start, end) -> {partition: [Rec]}; side is "source" or "target".
@@ -568,6 +621,7 @@ def run_increment(
     reset: bool = False,
     memory: int = DEFAULT_MEMORY,
     log: Callable[[str], None] = lambda message: None,
+    clock: Callable[[], float] = time.time,
 ) -> IncrementResult:
     """One increment: load and check the state, snapshot, judge, write the reports, and
     only then the state. A failure before the state is written leaves the old state, so
@@ -616,6 +670,7 @@ def run_increment(
                     "proven": result.proven,
                     "target_from": result.next_target_from,
                     "recent": result.recent,
+                    **partition_figures(positions[str(partition)], result, clock()),
                 }
             totals = topic_state.setdefault("cumulative", {})
             for name, count in outcome.counts().items():

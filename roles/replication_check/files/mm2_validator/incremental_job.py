@@ -13,6 +13,7 @@ from mm2_validator.config import ValidatorConfig
 from mm2_validator.fingerprint import FP_A, FP_B, HEADERS_FP, KEY_FP, KEY_PREVIEW, TS_MICROS, VALUE_FP, with_fingerprints
 from mm2_validator.incremental import (
     DEFAULT_MEMORY,
+    KINDS,
     Flow,
     IncrementResult,
     Rec,
@@ -21,7 +22,7 @@ from mm2_validator.incremental import (
     run_increment,
 )
 from mm2_validator.kafka_io import KafkaCluster
-from mm2_validator.model import PROBLEM_KINDS, VERIFIED_BY_RECORDS, Finding, PartitionResult, TopicResult, ValidationResult
+from mm2_validator.model import VERIFIED_BY_RECORDS, Finding, PartitionResult, TopicResult, ValidationResult
 
 log = logging.getLogger("mm2_validator")
 
@@ -105,7 +106,7 @@ def validation_result(result: IncrementResult, config: ValidatorConfig) -> Valid
                     per_kind[finding["kind"]] = per_kind.get(finding["kind"], 0) + 1
                     partition.examples.append(dict(finding))
             topic_result.partitions.append(partition)
-            for kind in PROBLEM_KINDS:
+            for kind in KINDS:
                 count = outcome.counts.get(kind, 0)
                 if count:
                     validation.findings.append(

@@ -62,7 +62,7 @@ class TopicResult:
         totals = {kind: 0 for kind in PROBLEM_KINDS}
         for partition in self.partitions:
             for kind, count in partition.problems.items():
-                totals[kind] += count
+                totals[kind] = totals.get(kind, 0) + count  # an increment adds its own kind, truncated
         return totals
 
 
