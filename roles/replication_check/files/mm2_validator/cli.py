@@ -11,6 +11,7 @@ import glob
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -168,6 +169,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="judged records remembered per partition to find duplicates and late copies in later runs (default: 5000)",
     )
+    incremental.add_argument(
+        "--metrics-file",
+        type=Path,
+        metavar="PATH",
+        help="after the state, write the flow's verification metrics there (Prometheus text, replaced atomically)",
+    )
+    incremental.add_argument(
+        "--metrics-flow",
+        metavar="NAME",
+        help="label flow of those metrics (default: <source alias>-<target alias>)",
+    )
 
     run = parser.add_argument_group("run")
     run.add_argument(
@@ -237,8 +249,8 @@ def window_from_args(args: argparse.Namespace) -> ReplicationWindow:
 def check_incremental_args(args: argparse.Namespace) -> None:
     """Incremental options make sense together and without a window."""
     if not args.incremental:
-        if args.state or args.reset_state or args.state_memory is not None:
-            raise ConfigError("--state, --reset-state and --state-memory need --incremental")
+        if args.state or args.reset_state or args.state_memory is not None or args.metrics_file or args.metrics_flow:
+            raise ConfigError("--state, --reset-state, --state-memory and --metrics-file/--metrics-flow need --incremental")
         return
     if not args.state:
         raise ConfigError("--incremental needs --state PATH")
@@ -423,6 +435,7 @@ def main(
 
     `spark_factory(master, jars, settings)` and `cluster_factory(spark, access)`
     replace Spark start-up and Kafka access (tests use in-memory data)."""
+    started = time.time()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -466,8 +479,24 @@ def main(
 
     if not args.incremental:  # an increment wrote its reports before its state
         write_reports(result, args.report_json, args.report_html)
+    elif args.metrics_file:
+        write_increment_metrics(args, config, result, started)
     print(text_summary(result))
     return EXIT_PASS if result.verdict == "PASS" else EXIT_FAIL
+
+
+def write_increment_metrics(args: argparse.Namespace, config: ValidatorConfig, result, started: float) -> None:
+    """The flow's verification metrics, from the state the increment just wrote (docs/validator.md,
+    "Continuous verification")."""
+    from mm2_validator.incremental import StateStore
+    from mm2_validator.shared import mm2_verification
+
+    flow = args.metrics_flow or f"{config.source_alias}-{config.target_alias}"
+    state = StateStore(args.state).load() or {}
+    records = sum(t["counts"].get("records_judged", 0) for t in (result.incremental or {}).get("topics", []))
+    finished = time.time()
+    text = mm2_verification.increment_metrics(flow, state, finished, finished - started, records)
+    mm2_verification.write_atomically(str(args.metrics_file), text)
 
 
 def _run_increment(spark, config: ValidatorConfig, clusters: list, args: argparse.Namespace):  # -> ValidationResult
