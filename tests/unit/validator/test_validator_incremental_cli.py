@@ -22,6 +22,7 @@ BASE = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--sourc
         (["--state", "x.json"], "need --incremental"),
         (["--incremental", "--state", "x.json", "--from-offsets", "orders:0=1"], "do not apply"),
         (["--incremental", "--state", "x.json", "--state-memory", "-1"], "zero or more"),
+        (["--metrics-file", "x.prom"], "need --incremental"),
     ],
 )
 def test_incremental_options_are_checked_before_spark_starts(capsys, extra, message):
@@ -41,9 +42,10 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
     target = InMemoryCluster("target", spark, {"src.orders": orders(0, 3)})  # offset 3 in flight
     state = tmp_path / "state.json"
     report = tmp_path / "report.json"
+    metrics = tmp_path / "src-dst.prom"
 
     def run(*extra):
-        argv = BASE + ["--incremental", "--state", str(state), "--report-json", str(report), *extra]
+        argv = BASE + ["--incremental", "--state", str(state), "--report-json", str(report), "--metrics-file", str(metrics), *extra]
         return main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _s, access: {"source": source, "target": target}[access.name])
 
     assert run() == EXIT_PASS
@@ -51,6 +53,10 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
     part = first["incremental"]["topics"][0]["partitions"][0]
     assert (part["records_judged"], part["carried_source"], part["proven"]) == (3, 1, 3)
     assert json.loads(state.read_text())["topics"]["orders"]["partitions"]["0"]["proven"] == 3
+    text = metrics.read_text()
+    assert 'kafka_dr_verification_proven_offset{flow="src-dst",topic="orders",partition="0"} 3' in text
+    assert 'kafka_dr_verification_source_end_offset{flow="src-dst",topic="orders",partition="0"} 4' in text
+    assert 'kafka_dr_verification_last_records_verified{flow="src-dst"} 3' in text
 
     source.add("orders", orders(4, 2))
     target.add("src.orders", orders(3, 1) + orders(1, 1) + orders(4, 2))  # 1 replayed across the boundary
@@ -60,6 +66,7 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
         ("duplicate", 1, 4)
     ]
     assert second["incremental"]["topics"][0]["cumulative"]["records_judged"] == 6
+    assert 'findings_total{flow="src-dst",topic="orders",partition="0",kind="duplicate"} 1' in metrics.read_text()
     assert "increment 2 of state" in capsys.readouterr().out
 
     argv = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--source-alias", "other", "--target-alias",
