@@ -40,6 +40,7 @@ from connect_watchdog.metrics import Metrics  # noqa: E402  pylint: disable=wron
 from connect_watchdog.stalls import CONSUMER_LAG_METRIC, WRITE_TOTAL_METRIC  # noqa: E402  pylint: disable=wrong-import-position
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness_exporter import FlowFigures, render_metrics  # noqa: E402
+from ansible_collections.kafka_dr.mm2.plugins.module_utils import mm2_verification  # noqa: E402
 
 MONITORING = REPO_ROOT / 'extensions' / 'monitoring'
 EXPORTER_FILES = {
@@ -49,6 +50,8 @@ EXPORTER_FILES = {
 ALERTS = MONITORING / 'prometheus' / 'mm2_alerts.yml'
 # The RPO budget (role prometheus renders it from mm2_rpo_seconds; this copy holds the default).
 RPO_RULES = MONITORING / 'prometheus' / 'mm2_rpo.yml'
+# The stale budget of continuous verification (role prometheus renders it from replication_check_continuous_stale_seconds).
+VERIFICATION_RULES = MONITORING / 'prometheus' / 'mm2_verification_budget.yml'
 ALERT_TESTS = MONITORING / 'prometheus' / 'mm2_alerts_test.yml'
 DASHBOARD = MONITORING / 'grafana' / 'mm2-overview.json'
 
@@ -61,7 +64,7 @@ def load_yaml(path: Path) -> Any:
 
 EXPORTERS: Dict[str, Dict[str, Any]] = {kind: load_yaml(path) for kind, path in EXPORTER_FILES.items()}
 ALERT_RULES: Dict[str, Any] = load_yaml(ALERTS)
-RPO_RULE_GROUPS: List[Dict[str, Any]] = load_yaml(RPO_RULES)['groups']
+RPO_RULE_GROUPS: List[Dict[str, Any]] = load_yaml(RPO_RULES)['groups'] + load_yaml(VERIFICATION_RULES)['groups']
 
 # --- the exporter, emulated ---------------------------------------------------------------
 
@@ -353,11 +356,27 @@ def readiness_labels() -> Dict[str, Set[str]]:
     return exposition_labels(render_metrics({'src-dst': FlowFigures(READINESS_REPORT, 1.0, 0.5, errors=1)}, 60))
 
 
+def verification_labels() -> Dict[str, Set[str]]:
+    """Every metric name continuous verification serves (an increment's file, the run record's, the exporter's own),
+    with its label names, as its code renders them."""
+    state = {'topics': {'foo.orders': {'partitions': {'0': {'proven': 5, 'source_end': 6, 'verified_at': 1.0,
+                                                              'cumulative': {'records_judged': 5}}}}}}
+    text = mm2_verification.increment_metrics('src-dst', state, 2.0, 1.0, 5)
+    text += mm2_verification.runs_metrics('src-dst', mm2_verification.record_run({}, 0, 2.0), 60)
+    families, _meta = mm2_verification.merge_expositions([text])
+    labels = exposition_labels(text)
+    labels['kafka_dr_verification_metrics_age_seconds'] = {'flow'}
+    labels['kafka_dr_verification_exporter_file_errors_total'] = set()
+    assert set(labels) == {mm2_verification.PREFIX + name for name in mm2_verification.METRICS} and families
+    return labels
+
+
 def produced_labels() -> Dict[str, Set[str]]:
     """Every metric name the sample MBeans, the restart watchdog and the readiness exporter produce, with the
     label names it carries."""
     labels: Dict[str, Set[str]] = watchdog_labels()
     labels.update(readiness_labels())
+    labels.update(verification_labels())
     for _kind, _bean, result in exported_samples():
         labels.setdefault(result.name, set()).update(name for name, _value in result.labels)
     return labels
@@ -567,6 +586,17 @@ def test_the_readiness_exporter_serves_its_metrics_apart_from_the_others() -> No
     assert not others & set(readiness_labels())
 
 
+def test_continuous_verification_serves_its_metrics_apart_from_the_others() -> None:
+    partition = {'flow', 'topic', 'partition'}
+    labels = verification_labels()
+    assert labels['kafka_dr_verification_findings_total'] == partition | {'kind'}
+    assert labels['kafka_dr_verification_proven_offset'] == partition
+    assert labels['kafka_dr_verification_verified_timestamp_seconds'] == partition
+    assert labels['kafka_dr_verification_consecutive_failures'] == {'flow'}
+    others = {result.name for _kind, _bean, result in exported_samples()} | set(watchdog_labels()) | set(readiness_labels())
+    assert not others & set(labels)
+
+
 def test_the_watchdog_reads_series_the_connect_rules_produce() -> None:
     """Stall detection reads the worker's own exporter: a write counter and the consumer lag per task."""
     produced = produced_labels()
@@ -636,7 +666,8 @@ def test_budgets_are_label_free_constants_the_alerts_compare_with() -> None:
     assert budgets == {'mm2:replication_latency_budget_ms': 'vector(60000)',
                        'mm2:record_age_budget_ms': 'vector(60000)',
                        'mm2:checkpoint_latency_budget_ms': 'vector(60000)',
-                       'mm2:rpo_budget_seconds': 'vector(60)'}
+                       'mm2:rpo_budget_seconds': 'vector(60)',
+                       'mm2:verification_stale_budget_seconds': 'vector(600)'}
     compared = {name for rule in alert_rules() if 'alert' in rule for name in metric_names(rule['expr'])}
     assert set(budgets) <= compared
 
@@ -657,7 +688,7 @@ needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason='promtool (Debian p
 
 @needs_promtool
 def test_promtool_accepts_the_rules() -> None:
-    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS), str(RPO_RULES)], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS), str(RPO_RULES), str(VERIFICATION_RULES)], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
