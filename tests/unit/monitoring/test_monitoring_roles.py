@@ -35,7 +35,9 @@ INVENTORY = {
         }},
         'connect_workers': {'hosts': {
             # The readiness exporter runs on the first worker (role readiness), on a port of its own here.
-            'task-1': {'readiness_exporter_enabled': True, 'readiness_exporter_port': 9506},
+            'task-1': {'readiness_exporter_enabled': True, 'readiness_exporter_port': 9506,
+                       # Continuous verification on the host validate.yml runs on (role replication_check).
+                       'replication_check_continuous': True, 'replication_check_exporter_port': 9507},
             'task-2': {'connect_worker_metrics_port': 9500, 'connect_worker_auto_restart': False},
             'task-3': {'connect_worker_metrics_enabled': False},
             # Drained (role connect_worker, connect_worker_state absent): scraped by neither job.
@@ -44,7 +46,7 @@ INVENTORY = {
         'src_brokers': {'hosts': {'src-1': {}, 'src-2': {'kafka_broker_metrics_port': 9410}}},
         'dst_brokers': {'hosts': {'dst-1': {}}},
         'monitoring': {'hosts': {'prom-1': {'prometheus_kafka_clusters': {'src': 'src_brokers', 'dst': 'dst_brokers'},
-                                            'mm2_rpo_seconds': 30}}},
+                                            'mm2_rpo_seconds': 30, 'replication_check_continuous_stale_seconds': 900}}},
     }},
 }
 
@@ -97,6 +99,7 @@ def test_scrape_jobs_follow_each_hosts_ports_and_switches(rendered: Path) -> Non
     assert jobs['kafka-broker'] == [{'targets': ['dst-1:9404'], 'labels': {'cluster': 'dst'}},
                                     {'targets': ['src-1:9404', 'src-2:9410'], 'labels': {'cluster': 'src'}}]
     assert jobs['kafka-dr-readiness'] == [{'targets': ['task-1:9506']}]
+    assert jobs['kafka-dr-verification'] == [{'targets': ['task-1:9507']}]
     assert config['rule_files'] == ['/etc/prometheus/rules/*.yml']
 
 
@@ -109,11 +112,19 @@ def test_the_rpo_budget_comes_from_mm2_rpo_seconds(rendered: Path) -> None:
     assert shipped['groups'][0]['rules'] == [{'record': 'mm2:rpo_budget_seconds', 'expr': 'vector(60)'}]
 
 
+def test_the_verification_stale_budget_comes_from_replication_check(rendered: Path) -> None:
+    shipped = load(REPO_ROOT / 'extensions' / 'monitoring' / 'prometheus' / 'mm2_verification_budget.yml')
+    budget = load(rendered / 'mm2_verification_budget.yml')
+    assert budget['groups'][0]['rules'] == [{'record': 'mm2:verification_stale_budget_seconds', 'expr': 'vector(900)'}]
+    assert shipped['groups'][0]['name'] == budget['groups'][0]['name']
+    assert shipped['groups'][0]['rules'] == [{'record': 'mm2:verification_stale_budget_seconds', 'expr': 'vector(600)'}]
+
+
 @pytest.mark.skipif(shutil.which('promtool') is None, reason='promtool comes with Debian package prometheus (make setup)')
 def test_promtool_accepts_the_scrape_configuration(rendered: Path) -> None:
     done = subprocess.run(['promtool', 'check', 'config', '--syntax-only', str(rendered / 'prometheus.yml')],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run(['promtool', 'check', 'rules', str(rendered / 'mm2_rpo.yml')], capture_output=True, text=True,
+    done = subprocess.run(['promtool', 'check', 'rules', str(rendered / 'mm2_rpo.yml'), str(rendered / 'mm2_verification_budget.yml')], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
