@@ -37,17 +37,19 @@ TIMEOUT = 240
 AFTER_A_RESTART_ONLY = {"kafka_dr_connect_restarts_total", "kafka_dr_connect_restart_cap_reached",
                         "kafka_dr_connect_stall_restarts_total"}
 
-# The readiness exporter of role readiness is opt-in (readiness_exporter_enabled): its series, and the
-# dashboard panels and alerts that read them, are checked only when Prometheus scrapes it.
-READINESS_JOB = "kafka-dr-readiness"
+# The readiness exporter of role readiness (readiness_exporter_enabled) and the continuous verification
+# exporter of role replication_check (replication_check_continuous) are opt-in: their series, and the
+# dashboard panels and alerts that read them, are checked only when Prometheus scrapes them.
+OPT_IN_JOBS = {"kafka-dr-readiness": "kafka_dr_readiness_", "kafka-dr-verification": "kafka_dr_verification_"}
 
 
-def readiness_scraped() -> bool:
-    return bool(targets_by_job().get(READINESS_JOB))
+def unscraped_jobs() -> set[str]:
+    scraped = targets_by_job()
+    return {job for job in OPT_IN_JOBS if not scraped.get(job)}
 
 
-def reads_readiness(expression: str) -> bool:
-    return "kafka_dr_readiness_" in expression or READINESS_JOB in expression
+def reads_unscraped(expression: str, unscraped: set[str]) -> bool:
+    return any(OPT_IN_JOBS[job] in expression or job in expression for job in unscraped)
 
 
 # Grafana's variables, as the dashboard's "All" would set them.
@@ -178,9 +180,9 @@ def test_every_dashboard_query_returns_series(checkpointed_group: str) -> None:
     assert len(expressions) >= 20
     lab.wait_until(lambda: query(f'kafka_connect_mirror_checkpoint_latency_ms_max{{group="{checkpointed_group}"}}'),
                    TIMEOUT, f"checkpoint metrics of group {checkpointed_group}", interval=5)
-    with_readiness = readiness_scraped()
+    unscraped = unscraped_jobs()
     missing = [f"{title}: {expression}" for title, expression in expressions
-               if (with_readiness or not reads_readiness(expression)) and not query(expression)]
+               if not reads_unscraped(expression, unscraped) and not query(expression)]
     assert missing == [], "dashboard queries without series:\n" + "\n".join(missing)
     print(f"{len(expressions)} dashboard queries, each with series")
 
@@ -191,18 +193,18 @@ def test_every_alert_expression_parses_and_reads_metrics_that_exist(checkpointed
     lab.wait_until(lambda: query(f'kafka_connect_mirror_checkpoint_latency_ms_max{{group="{checkpointed_group}"}}'),
                    TIMEOUT, f"checkpoint metrics of group {checkpointed_group}", interval=5)
     checked, missing = 0, []
-    with_readiness = readiness_scraped()
+    unscraped = unscraped_jobs()
     for name, expression in rules:
         query(expression)  # parses and evaluates, series or not
         for selector in selectors(expression):
-            if selector.split("{")[0] in AFTER_A_RESTART_ONLY or (reads_readiness(selector) and not with_readiness):
+            if selector.split("{")[0] in AFTER_A_RESTART_ONLY or reads_unscraped(selector, unscraped):
                 continue
             checked += 1
             problem = unreadable(selector)
             if problem:
                 missing.append(f"{name}: {selector}: {problem}")
     assert missing == [], "alert rules reading metrics without series:\n" + "\n".join(missing)
-    assert checked >= len([rule for rule in rules if with_readiness or not reads_readiness(rule[1])])
+    assert checked >= len([rule for rule in rules if not reads_unscraped(rule[1], unscraped)])
     print(f"{len(rules)} rules, {checked} selectors, each with series")
 
 
