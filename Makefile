@@ -30,7 +30,7 @@ export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
-	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat \
+	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat integration-scale \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
@@ -86,7 +86,7 @@ lab-deploy: lab
 
 # The default lab's tests: the drill suites under tests/integration/ (ha, kerberos, rotation) run
 # on labs or schedules of their own, below.
-DRILL_SUITES := ha kerberos rotation compat
+DRILL_SUITES := ha kerberos rotation compat scale
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml \
 		$(DRILL_SUITES:%=--ignore=tests/integration/%) tests/integration
@@ -121,6 +121,14 @@ integration-ha-fresh integration-krb-fresh: integration-%-fresh:
 # Figures in build/compat-figures.jsonl.
 compat: lab-deploy
 	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/compat
+
+# The node lifecycle on the default lab (tests/integration/scale, docs/production.md "Scale out, scale
+# in, replace a node"): a third task node joins, the first is drained, the second is lost and rebuilt,
+# a replication policy comes from its own jar; each under a paced producer, ended by the validator.
+# Figures in build/scale-figures.jsonl. The drills compile the policy jar (javac, JDK installed here).
+integration-scale: lab-deploy
+	@scripts/apt_install.sh openjdk-17-jdk-headless
+	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/scale
 
 integration-ha-tests:
 	$(PYTEST) -q -s --durations=10 tests/integration/ha
