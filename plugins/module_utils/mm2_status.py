@@ -106,6 +106,21 @@ class ReadinessFigures:
 
 
 @dataclass
+class VerificationFigures:
+    """What continuous verification (role replication_check) last served for a flow: its worst partition,
+    the one verified longest ago (docs/validator.md, "Continuous verification")."""
+
+    partitions: int = 0
+    worst: Optional[str] = None  # topic-partition
+    proven_offset: Optional[float] = None
+    source_end_offset: Optional[float] = None
+    age_s: Optional[float] = None
+    consecutive_failures: Optional[float] = None
+    # Records found missing, unexpected, changed or truncated in the last hour, each a problem line.
+    findings: List[str] = field(default_factory=list)
+
+
+@dataclass
 class FlowMetrics:
     records_per_second: Optional[float] = None
     lag_by_topic: Dict[str, float] = field(default_factory=dict)
@@ -115,6 +130,8 @@ class FlowMetrics:
     workers_down: List[str] = field(default_factory=list)
     # None: the readiness exporter is not scraped (it is opt-in), which is no problem.
     readiness: Optional[ReadinessFigures] = None
+    # None: continuous verification is not scraped (it is opt-in), which is no problem.
+    verification: Optional[VerificationFigures] = None
 
 
 @dataclass
@@ -363,6 +380,54 @@ def readiness_by_flow(figures: Sequence[LabelledValue], uncopied: Sequence[Label
     return found
 
 
+# Continuous verification's series carry the flow's name as label flow too.
+VERIFICATION_FIGURES = ('verified_timestamp_seconds', 'proven_offset', 'source_end_offset', 'consecutive_failures')
+VERIFICATION_BAD_KINDS = ('missing', 'unexpected', 'content_mismatch', 'truncated')
+
+
+def verification_figures_query() -> str:
+    """Per partition: when it was last verified, the offset proven and the source end; per flow the failures in a row."""
+    return '{__name__=~%s}' % promql_string('kafka_dr_verification_(%s)' % '|'.join(VERIFICATION_FIGURES))
+
+
+def verification_findings_query(window: str = '1h') -> str:
+    """Records found missing, unexpected, changed or truncated per partition and kind within the window."""
+    return 'sum by (flow, topic, partition, kind) (increase(kafka_dr_verification_findings_total{kind=~%s}[%s])) > 0' % (
+        promql_string('|'.join(VERIFICATION_BAD_KINDS)), window)
+
+
+def verification_by_flow(figures: Sequence[LabelledValue], findings: Sequence[LabelledValue], now: float) -> Dict[str, VerificationFigures]:
+    """flow -> its worst partition (verified longest ago) and its findings; flows not verified continuously are absent."""
+    partitions: Dict[str, Dict[Tuple[str, str], Dict[str, float]]] = {}
+    found: Dict[str, VerificationFigures] = {}
+    for labels, value in figures:
+        flow = labels.get('flow', '')
+        entry = found.setdefault(flow, VerificationFigures())
+        name = labels.get('__name__', '').replace('kafka_dr_verification_', '')
+        if finite(value) is None:
+            continue
+        if name == 'consecutive_failures':
+            entry.consecutive_failures = value
+        else:
+            partitions.setdefault(flow, {}).setdefault((labels.get('topic', ''), labels.get('partition', '')), {})[name] = value
+    for flow, by_partition in partitions.items():
+        entry = found[flow]
+        entry.partitions = len(by_partition)
+        dated = [(now - values['verified_timestamp_seconds'], key) for key, values in by_partition.items()
+                 if 'verified_timestamp_seconds' in values]
+        if not dated:
+            continue
+        age, key = max(dated)
+        entry.worst, entry.age_s = '%s-%s' % key, max(0.0, age)
+        entry.proven_offset = by_partition[key].get('proven_offset')
+        entry.source_end_offset = by_partition[key].get('source_end_offset')
+    for labels, value in sorted(findings, key=lambda item: sorted(item[0].items())):
+        found.setdefault(labels.get('flow', ''), VerificationFigures()).findings.append(
+            'continuous verification: %.0f records of %s-%s %s in the last hour (evidence in the increments\' reports)'
+            % (value, labels.get('topic', ''), labels.get('partition', ''), labels.get('kind', '').replace('_', ' ')))
+    return found
+
+
 def range_queries_window(thresholds: Thresholds, minimum: float = 600) -> float:
     """Seconds of history for the age queries: twice the largest age budget, so an age over
     budget is measured rather than only bounded."""
@@ -449,6 +514,7 @@ class MetricAnswers:
     checkpoint_ages: Dict[str, Optional[Age]] = field(default_factory=dict)
     down_instances: List[str] = field(default_factory=list)
     readiness: Dict[str, ReadinessFigures] = field(default_factory=dict)
+    verification: Dict[str, VerificationFigures] = field(default_factory=dict)
 
 
 def assign_metrics(flows: Sequence[Flow], answers: MetricAnswers) -> List[str]:
@@ -467,6 +533,7 @@ def assign_metrics(flows: Sequence[Flow], answers: MetricAnswers) -> List[str]:
         flow_hosts = {host_of(worker) for worker in flow.workers()}
         metrics.workers_down = [instance for instance in answers.down_instances if host_of(instance) in flow_hosts]
         metrics.readiness = answers.readiness.get(flow.name)
+        metrics.verification = answers.verification.get(flow.name)
         placed.update(metrics.workers_down)
     return [instance for instance in answers.down_instances if instance not in placed]
 
@@ -561,6 +628,12 @@ def evaluate_flow(flow: Flow, thresholds: Thresholds, metrics_read: bool) -> Non
     # Records lost or offsets gone wrong stay problems, held connectors or not.
     if flow.metrics.readiness is not None:
         flow.problems.extend(flow.metrics.readiness.sentinels)
+    verification = flow.metrics.verification
+    if verification is not None:
+        flow.problems.extend(verification.findings)
+        if (verification.consecutive_failures or 0) >= 3:
+            flow.warnings.append('continuous verification: the last %.0f increments failed (journalctl -u kafka-dr-verify-%s.service)'
+                                 % (verification.consecutive_failures, flow.name))
 
 
 @dataclass
@@ -674,6 +747,7 @@ def flow_dict(flow: Flow, cluster_name: str) -> Dict[str, Any]:
         'checkpoint_age': age_dict(metrics.checkpoint_age),
         'workers_down': list(metrics.workers_down),
         'readiness': readiness_dict(metrics.readiness),
+        'verification': verification_dict(metrics.verification),
         'healthy': not flow.problems,
         'problems': list(flow.problems),
         'warnings': list(flow.warnings),
@@ -696,6 +770,29 @@ def readiness_text(figures: Optional[ReadinessFigures]) -> str:
              '%s records not on the target' % number_text(figures.uncopied_records)]
     measured = 'measured %s ago' % number_text(figures.measured_age_s, ' s') if figures.measured_age_s is not None else 'never measured'
     return '%s, %s (readiness exporter, %s)' % (verdict, ', '.join(parts), measured)
+
+
+def verification_dict(figures: Optional[VerificationFigures]) -> Optional[Dict[str, Any]]:
+    if figures is None:
+        return None
+    return {'partitions': figures.partitions, 'worst_partition': figures.worst,
+            'proven_offset': None if figures.proven_offset is None else int(figures.proven_offset),
+            'source_end_offset': None if figures.source_end_offset is None else int(figures.source_end_offset),
+            'age_s': rounded(figures.age_s),
+            'consecutive_failures': None if figures.consecutive_failures is None else int(figures.consecutive_failures),
+            'findings': list(figures.findings)}
+
+
+def verification_text(figures: Optional[VerificationFigures]) -> str:
+    if figures is None:
+        return 'continuous verification not scraped'
+    if figures.worst is None:
+        return 'no increment completed yet (continuous verification)'
+    behind = ''
+    if figures.source_end_offset is not None and figures.proven_offset is not None and figures.source_end_offset > figures.proven_offset:
+        behind = ', source end %s' % number_text(figures.source_end_offset)
+    return 'up to offset %s of %s%s, %s ago (worst of %s)' % (
+        number_text(figures.proven_offset), figures.worst, behind, number_text(figures.age_s, ' s'), counted(figures.partitions, 'partition'))
 
 
 def cluster_dict(cluster: ClusterStatus) -> Dict[str, Any]:
@@ -781,6 +878,7 @@ def flow_lines(flow: Flow, thresholds: Thresholds, metrics_read: bool) -> List[s
     lag = ', '.join('%s %d' % (topic, lag) for topic, lag in sorted(metrics.lag_by_topic.items())) or 'n/a'
     lines.append('  lag (records) %s (per source topic, "." shown as "_"; budget %s)' % (lag, budget_text(thresholds.max_lag_records, '')))
     lines.append('  readiness     %s' % readiness_text(metrics.readiness))
+    lines.append('  verified      %s' % verification_text(metrics.verification))
     return lines
 
 

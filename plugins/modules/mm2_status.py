@@ -23,6 +23,11 @@ description:
     reads per flow the recovery point and the silent-loss sentinels: a source partition truncated before MM2 copied it, a
     source topic re-created, a remote partition truncated on the target are problems of the flow. Without those series
     the flow's readiness is V(null) ("readiness exporter not scraped"), which is no problem.
+  - When Prometheus scrapes the continuous verification of role M(kafka_dr.mm2.replication_check) (metrics
+    C(kafka_dr_verification_*)), it also reads per flow the offset verified up to and its age (the partition verified longest
+    ago); records found missing, unexpected, changed or truncated in the last hour are problems of the flow, three failed
+    increments in a row a warning. Without those series the flow's verification is V(null) ("continuous verification not
+    scraped"), which is no problem.
   - Applies the health rules (FAILED or UNASSIGNED connectors and tasks, missing connectors, unreachable workers,
     ages and latency over budget) and returns RV(healthy), the findings and a text screen. The play decides what to do
     with them (C(playbooks/status.yml) fails when RV(healthy) is false).
@@ -282,6 +287,14 @@ flows:
         - C(ready) (V(null) before the first measurement), C(recovery_point_s), C(uncopied_records), C(measured_age_s) (seconds
           since the last completed measurement) and C(sentinels) (problem lines).
       type: dict
+    verification:
+      description:
+        - What continuous verification last served for the flow (its series with label C(flow) equal to the flow's name),
+          V(null) when Prometheus has none.
+        - C(partitions), C(worst_partition) (the one verified longest ago, C(<topic>-<partition>)), its C(proven_offset),
+          C(source_end_offset) and C(age_s) (seconds since it was last verified), C(consecutive_failures) and C(findings)
+          (problem lines).
+      type: dict
     healthy:
       description: No problem in this flow.
       type: bool
@@ -345,6 +358,9 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     readiness_truncated_query,
     readiness_uncopied_query,
     records_rate_query,
+    verification_by_flow,
+    verification_figures_query,
+    verification_findings_query,
     render_screen,
     workers_up_query,
 )
@@ -484,6 +500,8 @@ def flow_queries(params: Dict[str, Any], flows: List[Flow]) -> Dict[str, str]:
         'readiness_uncopied': readiness_uncopied_query(),
         'readiness_truncated': readiness_truncated_query(),
         'readiness_sentinels': readiness_sentinels_query(),
+        'verification_figures': verification_figures_query(),
+        'verification_findings': verification_findings_query(),
         'records_per_second': records_rate_query(job, window),
         'lag_records': lag_query(job),
         'latency_p99_ms': latency_p99_query(job, window),
@@ -511,6 +529,8 @@ def read_metrics(prometheus: PrometheusClient, queries: Dict[str, str], threshol
                                     prometheus.query(queries['readiness_uncopied'], at=now),
                                     prometheus.query(queries['readiness_truncated'], at=now),
                                     prometheus.query(queries['readiness_sentinels'], at=now), now),
+        verification=verification_by_flow(prometheus.query(queries['verification_figures'], at=now),
+                                          prometheus.query(queries['verification_findings'], at=now), now),
     )
     if 'checkpoint_writes' in queries:
         answers.checkpoint_ages = checkpoint_ages(prometheus.query_range(queries['checkpoint_writes'], start, now, step), now)

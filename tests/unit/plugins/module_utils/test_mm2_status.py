@@ -44,6 +44,8 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_status import (
     parse_connectors,
     range_queries_window,
     readiness_by_flow,
+    verification_by_flow,
+    verification_text,
     readiness_text,
     records_rate_query,
     render_screen,
@@ -428,7 +430,7 @@ def test_json_shape():
         'missing': [], 'workers': [WORKER_1, WORKER_2], 'heartbeats_topic': 'src.heartbeats',
         'records_per_second': 12.5, 'lag_records': {'foo_orders': 3}, 'latency_p99_ms': 250.0,
         'heartbeat_age': {'seconds': 4.0, 'exact': True}, 'checkpoint_age': {'seconds': 30.0, 'exact': True},
-        'workers_down': [], 'readiness': None, 'healthy': True, 'problems': [], 'warnings': [],
+        'workers_down': [], 'readiness': None, 'verification': None, 'healthy': True, 'problems': [], 'warnings': [],
     }
     connector = document['clusters'][0]['connectors'][0]
     assert set(connector) == {'name', 'kind', 'flow', 'class', 'state', 'worker_id', 'trace', 'tasks'}
@@ -482,3 +484,22 @@ def test_readiness_sentinels_stay_problems_of_a_held_flow() -> None:
     flow.metrics.readiness = ReadinessFigures(sentinels=['readiness exporter: source topic t was deleted and re-created behind MM2'])
     evaluate_flow(flow, Thresholds(max_heartbeat_age=0), metrics_read=True)
     assert flow.problems == ['readiness exporter: source topic t was deleted and re-created behind MM2']
+
+
+def test_verification_figures_the_worst_partition_and_failures_per_flow() -> None:
+    figures = [({'__name__': 'kafka_dr_verification_verified_timestamp_seconds', 'flow': 'a', 'topic': 't', 'partition': '0'}, 90.0),
+               ({'__name__': 'kafka_dr_verification_proven_offset', 'flow': 'a', 'topic': 't', 'partition': '0'}, 7.0),
+               ({'__name__': 'kafka_dr_verification_source_end_offset', 'flow': 'a', 'topic': 't', 'partition': '0'}, 7.0),
+               ({'__name__': 'kafka_dr_verification_consecutive_failures', 'flow': 'a'}, 4.0),
+               # Only its run record: no increment completed yet.
+               ({'__name__': 'kafka_dr_verification_consecutive_failures', 'flow': 'b'}, 1.0)]
+    found = verification_by_flow(figures, [], 100.0)
+    assert (found['a'].worst, found['a'].age_s, found['a'].proven_offset) == ('t-0', 10.0, 7.0)
+    assert verification_text(found['a']) == 'up to offset 7 of t-0, 10 s ago (worst of 1 partition)'
+    assert verification_text(found['b']) == 'no increment completed yet (continuous verification)'
+    assert verification_text(None) == 'continuous verification not scraped'
+    flow = Flow('a', 'src', 'dst')
+    flow.metrics.verification = found['a']
+    evaluate_flow(flow, Thresholds(max_heartbeat_age=0), metrics_read=True)
+    assert flow.problems == [] and flow.warnings == ['continuous verification: the last 4 increments failed (journalctl -u kafka-dr-verify-a.service)']
+

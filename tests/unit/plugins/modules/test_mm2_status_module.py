@@ -81,9 +81,10 @@ def test_healthy_flow_with_metrics(fake, prometheus, run_module):
     assert [connector['state'] for connector in cluster['connectors']] == ['RUNNING'] * 3
     assert result['screen'][-1] == 'HEALTHY: 0 problems, 0 warnings'
     assert fake.writes() == []
-    # Four for replication, four for the readiness exporter, which is not scraped here.
-    assert len(prometheus.queries('/api/v1/query')) == 8
+    # Four for replication, four for the readiness exporter and two for continuous verification, neither scraped here.
+    assert len(prometheus.queries('/api/v1/query')) == 10
     assert flow['readiness'] is None and '  readiness     readiness exporter not scraped' in result['screen']
+    assert flow['verification'] is None and '  verified      continuous verification not scraped' in result['screen']
     ranges = prometheus.queries('/api/v1/query_range')
     assert len(ranges) == 2 and 'connector=~"mm2\\\\-src\\\\-dst\\\\-checkpoint"' in ranges[1]
     assert [request.params['step'] for request in prometheus.requests if request.path == '/api/v1/query_range'] == ['5s', '5s']
@@ -112,6 +113,31 @@ def test_readiness_sentinels_are_problems_and_the_recovery_point_a_figure(fake, 
     assert 25 <= readiness['measured_age_s'] <= 40
     (line,) = [line for line in result['screen'] if line.startswith('  readiness')]
     assert line.startswith('  readiness     NOT READY, recovery point 19.5 s, 10 records not on the target (readiness exporter, measured')
+
+
+def test_verification_findings_are_problems_and_the_worst_partition_a_figure(fake, prometheus, run_module):
+    deploy_flow(fake)
+    serve_fresh_metrics(prometheus)
+    now = time.time()
+    labels = {'flow': 'src-dst', 'job': 'kafka-dr-verification', 'instance': 'task-1-1:9407', 'topic': 'foo.orders'}
+    prometheus.answer('kafka_dr_verification_(verified_timestamp_seconds', [
+        (dict(labels, __name__='kafka_dr_verification_verified_timestamp_seconds', partition='0'), now - 30),
+        (dict(labels, __name__='kafka_dr_verification_proven_offset', partition='0'), 1200.0),
+        (dict(labels, __name__='kafka_dr_verification_source_end_offset', partition='0'), 1250.0),
+        (dict(labels, __name__='kafka_dr_verification_verified_timestamp_seconds', partition='1'), now - 5),
+        (dict(labels, __name__='kafka_dr_verification_proven_offset', partition='1'), 800.0),
+        (dict(labels, __name__='kafka_dr_verification_source_end_offset', partition='1'), 800.0)])
+    prometheus.answer('increase(kafka_dr_verification_findings_total', [
+        ({'flow': 'src-dst', 'topic': 'foo.orders', 'partition': '1', 'kind': 'missing'}, 3.0)])
+    result = status(run_module, fake, prometheus.url)
+    assert result['problems'] == [
+        "flow src-dst: continuous verification: 3 records of foo.orders-1 missing in the last hour (evidence in the increments' reports)"]
+    verification = result['flows'][0]['verification']
+    assert verification['worst_partition'] == 'foo.orders-0' and verification['proven_offset'] == 1200
+    assert verification['source_end_offset'] == 1250 and 25 <= verification['age_s'] <= 40 and verification['partitions'] == 2
+    (line,) = [line for line in result['screen'] if line.startswith('  verified')]
+    assert line.startswith('  verified      up to offset 1200 of foo.orders-0, source end 1250, ')
+    assert line.endswith('s ago (worst of 2 partitions)')
 
 
 def test_failed_task_and_stale_heartbeat_make_it_unhealthy(fake, prometheus, run_module):
