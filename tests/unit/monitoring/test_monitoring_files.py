@@ -688,7 +688,8 @@ needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason='promtool (Debian p
 
 @needs_promtool
 def test_promtool_accepts_the_rules() -> None:
-    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS), str(RPO_RULES), str(VERIFICATION_RULES)], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run([str(PROMTOOL), 'check', 'rules', str(ALERTS), str(RPO_RULES), str(VERIFICATION_RULES)],
+                            capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

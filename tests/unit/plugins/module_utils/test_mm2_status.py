@@ -502,4 +502,3 @@ def test_verification_figures_the_worst_partition_and_failures_per_flow() -> Non
     flow.metrics.verification = found['a']
     evaluate_flow(flow, Thresholds(max_heartbeat_age=0), metrics_read=True)
     assert flow.problems == [] and flow.warnings == ['continuous verification: the last 4 increments failed (journalctl -u kafka-dr-verify-a.service)']
-
