@@ -30,7 +30,7 @@ export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
-	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat integration-scale \
+	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat integration-scale integration-readiness \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
@@ -86,7 +86,7 @@ lab-deploy: lab
 
 # The default lab's tests: the drill suites under tests/integration/ (ha, kerberos, rotation) run
 # on labs or schedules of their own, below.
-DRILL_SUITES := ha kerberos rotation compat scale
+DRILL_SUITES := ha kerberos rotation compat scale readiness
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml \
 		$(DRILL_SUITES:%=--ignore=tests/integration/%) tests/integration
@@ -129,6 +129,13 @@ compat: lab-deploy
 integration-scale: lab-deploy
 	@scripts/apt_install.sh openjdk-17-jdk-headless
 	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/scale
+
+# The DR readiness drills on the default lab (tests/integration/readiness, docs/readiness.md): the
+# readiness exporter scraped by the lab's Prometheus, a consumer's missing binding, a lower
+# min.insync.replicas, records deleted past a paused flow, a source topic re-created. They pause the
+# lab's flow, so they stay outside `test`. Figures in build/readiness-figures.jsonl.
+integration-readiness: lab-deploy
+	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/readiness
 
 integration-ha-tests:
 	$(PYTEST) -q -s --durations=10 tests/integration/ha

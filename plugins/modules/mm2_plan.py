@@ -38,7 +38,7 @@ description:
   - O(operation=readiness) returns what M(kafka_dr.mm2.mm2_readiness) needs for one flow of a plan, namely what
     O(operation=failover) returns, the flow's offset-syncs topic and where it lives, the group filter its checkpoint
     connector runs with, its C(offset.lag.max), the principals of the applications that consume and produce its
-    topics (its C(consumers) and C(producers) options), and the internal topics to check (RV(internal_topics)): MM2's
+    topics (its C(consumers) and C(producers) options), and the internal topics to check (RV(internal_topics)), MM2's
     and, with O(connect_properties), the Connect cluster's.
   - O(operation=reverse_flow) returns the flow that copies back what a flow's target wrote while it was the primary
     (source and target swapped, same topics, groups and options; the one declared in O(flows) when there is one), for a

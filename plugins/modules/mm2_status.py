@@ -20,7 +20,7 @@ description:
     the replication latency p99, the age of the newest replicated heartbeat and of the newest checkpoint.
     C(docs/status.md) lists each query.
   - When Prometheus scrapes the readiness exporter of role M(kafka_dr.mm2.readiness) (metrics C(kafka_dr_readiness_*)), it also
-    reads per flow the recovery point and the silent-loss sentinels: a source partition truncated before MM2 copied it, a
+    reads per flow the recovery point and the silent-loss sentinels; a source partition truncated before MM2 copied it, a
     source topic re-created, a remote partition truncated on the target are problems of the flow. Without those series
     the flow's readiness is V(null) ("readiness exporter not scraped"), which is no problem.
   - When Prometheus scrapes the continuous verification of role M(kafka_dr.mm2.replication_check) (metrics

@@ -55,6 +55,8 @@ KINDS = ("source", "checkpoint", "heartbeat")
 CONNECTORS = tuple(f"{PREFIX}{ALIAS}-dst-{kind}" for kind in KINDS)
 REVERSE_CONNECTORS = tuple(f"{PREFIX}dst-{ALIAS}-{kind}" for kind in KINDS)
 RATE = 300
+# emit_checkpoints_interval_seconds of the lab's flows (inventories/lab/group_vars/all.yml).
+CHECKPOINT_INTERVAL_S = 5
 FIRST_BATCH, FIRST_CONSUMED = 6000, 2500
 SECOND_BATCH, SECOND_CONSUMED = 3000, 5000
 # Written on dst while it is the primary, partly consumed there, then failed back.
@@ -136,6 +138,18 @@ def wait_for_checkpoint(group: str, committed: dict[str, int]) -> None:
     lab.wait_until(covered, 180, f"checkpoints of {group} to cover its commits", interval=3)
 
 
+def readiness(group: str) -> dict[str, Any]:
+    """What playbooks/readiness.yml predicts for the group, were the flow failed over now."""
+    document = REPORTS / f"readiness-{group}.json"
+    document.parent.mkdir(parents=True, exist_ok=True)
+    run = lab.run_playbook("playbooks/readiness.yml", dict(model(), readiness_flow=FLOW, readiness_groups=[group],
+                                                           readiness_fail=False, readiness_json_file=str(document),
+                                                           readiness_state_dir=str(REPORTS),
+                                                           readiness_failover_reports_dir=str(REPORTS)))
+    assert run.returncode == 0, run.output[-4000:]
+    return next(entry for entry in json.loads(document.read_text())["groups"] if entry["group"] == group)
+
+
 FIGURES_FILE = lab.REPO_ROOT / "build" / "drill-figures.jsonl"
 
 
@@ -187,10 +201,12 @@ def planned(drill_flow: None) -> dict[str, Any]:
     over, planned, and then reads the target to the end."""
     finished(produce(0, FIRST_BATCH))
     on_source = client("consume", source_spec(topic=TOPIC, group=PLANNED_GROUP, max=FIRST_CONSUMED, timeout=120))
+    predicted = readiness(PLANNED_GROUP)
     run, started, report = failover("planned", PLANNED_GROUP)
     assert run.returncode == 0, run.output[-5000:]
     on_target = client("consume", target_spec(topic=REMOTE, group=PLANNED_GROUP, max=None, timeout=180))
-    return {"run": run, "started": started, "report": report, "source": on_source, "target": on_target}
+    return {"run": run, "started": started, "report": report, "source": on_source, "target": on_target,
+            "predicted": predicted}
 
 
 def test_planned_failover_skips_nothing_and_rereads_almost_nothing(planned: dict[str, Any]) -> None:
@@ -204,8 +220,12 @@ def test_planned_failover_skips_nothing_and_rereads_almost_nothing(planned: dict
     figures("planned", produced=len(produced), consumed_on_source=len(consumed_source),
             consumed_on_target=len(consumed_target), skipped=len(skipped), rereads=rereads,
             checkpoint_rereads=checkpoint_rereads, methods=planned["report"]["summary"]["methods"],
-            not_replicated=planned["report"]["summary"]["not_replicated"], rto_s=round(rto, 1))
+            not_replicated=planned["report"]["summary"]["not_replicated"], rto_s=round(rto, 1),
+            readiness_planned_rereads=planned["predicted"]["planned_rereads"],
+            readiness_unplanned_rereads=planned["predicted"]["unplanned_rereads"])
     assert len(consumed_source) == FIRST_CONSUMED
+    # What readiness said a planned failover would re-read is what it re-read.
+    assert planned["predicted"]["planned_rereads"] == rereads, (planned["predicted"], rereads)
     assert not skipped, sorted(skipped)[:20]
     assert rereads <= max(10 * PARTITIONS, checkpoint_rereads // 100), (rereads, checkpoint_rereads)
     assert {part["method"] for part in partitions} <= {"exact", "after-last"}, partitions
@@ -262,6 +282,7 @@ def unplanned(planned: dict[str, Any], drill_source: str) -> dict[str, Any]:
     on_source = client("consume", source_spec(topic=TOPIC, group=UNPLANNED_GROUP, max=SECOND_CONSUMED, timeout=120))
     finished(producer)
     wait_for_checkpoint(UNPLANNED_GROUP, on_source["committed"])
+    predicted = readiness(UNPLANNED_GROUP)
     cut_at = time.time()
     subprocess.run(["docker", "kill", drill_source], check=True, capture_output=True)
     run, started, report = failover("unplanned", UNPLANNED_GROUP)
@@ -272,7 +293,7 @@ def unplanned(planned: dict[str, Any], drill_source: str) -> dict[str, Any]:
     too_early = lab.run_playbook("playbooks/failback.yml", dict(model(), failover_flow=FLOW,
                                                                 failover_groups=[PLANNED_GROUP]))
     return {"run": run, "started": started, "report": report, "source": on_source, "target": on_target,
-            "all": everything, "cut_at": cut_at, "too_early": too_early}
+            "all": everything, "cut_at": cut_at, "too_early": too_early, "predicted": predicted}
 
 
 def test_unplanned_failover_skips_nothing_and_reports_rpo(unplanned: dict[str, Any]) -> None:
@@ -287,8 +308,14 @@ def test_unplanned_failover_skips_nothing_and_reports_rpo(unplanned: dict[str, A
     figures("unplanned", produced=len(produced), consumed_on_source=len(consumed_source),
             consumed_on_target=len(consumed_target), skipped=len(skipped), rereads=rereads,
             rpo_records=len(lost_at_cut), oldest_checkpoint_s=unplanned["report"]["summary"]["oldest_checkpoint_age_s"],
-            rto_s=round(rto, 1))
+            rto_s=round(rto, 1), readiness_unplanned_rereads=unplanned["predicted"]["unplanned_rereads"],
+            readiness_unplanned_skipped=unplanned["predicted"]["unplanned_skipped"])
     assert not skipped, sorted(skipped)[:20]
+    # Readiness read the same checkpoints before the cut: what it predicted for an unplanned failover is
+    # what the group re-read, within the records of one checkpoint interval (a newer checkpoint may land between).
+    assert unplanned["predicted"]["unplanned_skipped"] == 0, unplanned["predicted"]
+    assert abs(unplanned["predicted"]["unplanned_rereads"] - rereads) <= RATE * CHECKPOINT_INTERVAL_S, \
+        (unplanned["predicted"], rereads)
     assert {part["method"] for part in partitions} == {"checkpoint"}
     assert all(part["checkpoint_age_s"] is not None for part in partitions)
     assert f"unplanned failover of flow {FLOW}" in unplanned["run"].output

@@ -12,7 +12,6 @@ resolves the same for every host. Faults and containers are only those of the la
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -76,6 +75,12 @@ def unit_state(host: str, unit: str) -> dict[str, str]:
     output = drill.docker("exec", host, "systemctl", "show", unit,
                           "-p", "ActiveState,UnitFileState,MainPID,ExecMainStartTimestampMonotonic")
     return dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+
+def leader(ask: str) -> str:
+    """The host of the Connect group's leader, as the worker last logged it (its assignment's leaderUrl)."""
+    output = drill.docker("exec", ask, "sh", "-c", "grep -o \"leaderUrl='[^']*'\" /var/log/kafka/connect/connect.log | tail -n 1")
+    return output.strip().split("//", 1)[-1].split(":", 1)[0]
 
 
 def running_workers() -> tuple[str, ...]:
@@ -186,4 +191,3 @@ def validate(topic: str) -> Verdict:
     assert found, f"no validator report for {topic}:\n{run.output[-4000:]}"
     report = json.loads(found[0].read_text())
     return Verdict(report["verdict"], report["totals"], run)
-

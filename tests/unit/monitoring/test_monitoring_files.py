@@ -359,8 +359,8 @@ def readiness_labels() -> Dict[str, Set[str]]:
 def verification_labels() -> Dict[str, Set[str]]:
     """Every metric name continuous verification serves (an increment's file, the run record's, the exporter's own),
     with its label names, as its code renders them."""
-    state = {'topics': {'foo.orders': {'partitions': {'0': {'proven': 5, 'source_end': 6, 'verified_at': 1.0,
-                                                              'cumulative': {'records_judged': 5}}}}}}
+    partition = {'proven': 5, 'source_end': 6, 'verified_at': 1.0, 'cumulative': {'records_judged': 5}}
+    state = {'topics': {'foo.orders': {'partitions': {'0': partition}}}}
     text = mm2_verification.increment_metrics('src-dst', state, 2.0, 1.0, 5)
     text += mm2_verification.runs_metrics('src-dst', mm2_verification.record_run({}, 0, 2.0), 60)
     families, _meta = mm2_verification.merge_expositions([text])

@@ -125,6 +125,7 @@ def test_promtool_accepts_the_scrape_configuration(rendered: Path) -> None:
     done = subprocess.run(['promtool', 'check', 'config', '--syntax-only', str(rendered / 'prometheus.yml')],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run(['promtool', 'check', 'rules', str(rendered / 'mm2_rpo.yml'), str(rendered / 'mm2_verification_budget.yml')], capture_output=True, text=True,
+    rule_files = [str(rendered / 'mm2_rpo.yml'), str(rendered / 'mm2_verification_budget.yml')]
+    done = subprocess.run(['promtool', 'check', 'rules', *rule_files], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -86,8 +86,8 @@ def test_reports_are_kept_by_run_and_bounded(tmp_path: Path) -> None:
         (tmp_path / 'latest.json').write_text(json.dumps({'incremental': {'run': run}}))
         kept = mv.archive_report(str(tmp_path), str(tmp_path / 'latest.json'), keep=3)
         assert kept == str(tmp_path / ('increment-%08d.json' % run))
-    assert sorted(path.name for path in tmp_path.iterdir()) == ['increment-00000003.json', 'increment-00000004.json',
-                                                                  'increment-00000005.json']
+    kept_names = ['increment-00000003.json', 'increment-00000004.json', 'increment-00000005.json']
+    assert sorted(path.name for path in tmp_path.iterdir()) == kept_names
     # A run that wrote no report (refused, killed) keeps nothing.
     assert mv.archive_report(str(tmp_path), str(tmp_path / 'latest.json'), keep=3) is None
 
@@ -110,7 +110,7 @@ def test_the_exporter_merges_every_flows_files_with_their_age(tmp_path: Path) ->
     types = re.findall(r'^# TYPE (\S+)', text, re.M)
     assert len(types) == len(set(types))
     names = [line.split('{')[0].split(' ')[0] for line in text.splitlines() if not line.startswith('#')]
-    assert names == sorted(names, key=lambda name: names.index(name))
+    assert names == sorted(names, key=names.index)
     assert [name for index, name in enumerate(names) if index and names[index - 1] != name and name in names[:index]] == []
 
 

@@ -139,8 +139,8 @@ def test_bad_arguments_fail_before_any_cluster_is_contacted(clusters: Dict[str, 
     assert clusters['opened']['settings'] == {}
 
 
-def test_the_connect_clusters_topics_are_read_with_the_workers_client(clusters: Dict[str, Any],
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_connect_clusters_topics_are_read_with_the_workers_client(
+        clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     topics = [{'name': 'connect-mm2-configs', 'side': 'connect', 'kind': 'config', 'replication_factor': 1,
                'setting': 'config.storage.replication.factor'}]
     result = run_module(capsys, internal_topics=topics,

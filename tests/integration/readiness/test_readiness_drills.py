@@ -1,0 +1,209 @@
+"""DR readiness drills on the default lab (`make integration-readiness`, docs/readiness.md): the
+readiness exporter runs for the lab's flow and Prometheus scrapes it, then each drill makes the
+lab go wrong in one way and checks what `playbooks/readiness.yml`, the exporter's metrics and the
+alerts say against what was done:
+
+- a consumer whose group has no binding on the target: NOT READY, naming the binding;
+- a source topic with a higher `min.insync.replicas` than its remote topic: named;
+- the flow paused while the source's records are deleted past its position: the truncation
+  sentinel counts exactly the records deleted, and the alert fires;
+- a source topic deleted and re-created under its name: detected within one refresh interval.
+
+The drills pause the lab's flow: they run alone on the lab, outside `make test`. A planned and
+an unplanned failover against readiness's prediction are in tests/integration/test_failover_drill.py.
+Figures in build/readiness-figures.jsonl.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from typing import Any, Iterator, Optional
+
+import pytest
+
+from tests.integration import lab
+
+RUN_ID = f"{int(time.time()) % 10**8:08d}"
+FLOW = "src->dst"
+FLOW_LABEL = "src-dst"
+SOURCE_CONNECTOR = "mm2-src-dst-source"
+TRUNCATED = f"foo.rdy-truncated-{RUN_ID}"
+RECREATED = f"foo.rdy-recreated-{RUN_ID}"
+CONFIGURED = f"foo.rdy-config-{RUN_ID}"
+TOPICS = (TRUNCATED, RECREATED, CONFIGURED)
+APP = f"User:rdy-app-{RUN_ID}"
+APP_GROUP = f"rdy-group-{RUN_ID}"
+COPIED, AFTER_PAUSE, DELETE_BEFORE = 200, 300, 400
+INTERVAL = 15
+PROMETHEUS = "http://127.0.0.1:19090"
+REPORTS = lab.REPO_ROOT / "build" / f"readiness-{RUN_ID}"
+FIGURES = lab.REPO_ROOT / "build" / "readiness-figures.jsonl"
+EXPORTER = {"readiness_flow": FLOW, "readiness_exporter_enabled": True, "readiness_exporter_interval": INTERVAL,
+            "readiness_fail": False, "readiness_state_dir": str(REPORTS)}
+
+
+def record_figures(name: str, **values: Any) -> None:
+    line = json.dumps(dict(drill=name, run=RUN_ID, **values), sort_keys=True)
+    print(f"\nREADINESS DRILL {line}")
+    FIGURES.parent.mkdir(exist_ok=True)
+    with FIGURES.open("a", encoding="utf-8") as figures_file:
+        figures_file.write(line + "\n")
+
+
+def readiness(**extra: Any) -> tuple[lab.PlaybookRun, dict[str, Any]]:
+    """One run of playbooks/readiness.yml (its exporter kept as deployed); the JSON document."""
+    document = REPORTS / f"readiness-{time.monotonic_ns()}.json"
+    run = lab.run_playbook("playbooks/readiness.yml", dict(EXPORTER, readiness_json_file=str(document), **extra))
+    assert run.returncode == 0, run.output[-5000:]
+    return run, json.loads(document.read_text())
+
+
+def prometheus(path: str, **params: str) -> Any:
+    query = f"?{urllib.parse.urlencode(params)}" if params else ""
+    with urllib.request.urlopen(f"{PROMETHEUS}{path}{query}", timeout=30) as answer:
+        return json.load(answer)["data"]
+
+
+def series(expression: str) -> list[dict[str, Any]]:
+    return prometheus("/api/v1/query", query=expression)["result"]
+
+
+def firing(alert: str) -> Optional[dict[str, Any]]:
+    for entry in prometheus("/api/v1/alerts")["alerts"]:
+        if entry["labels"]["alertname"] == alert and entry["state"] == "firing":
+            return entry
+    return None
+
+
+def connector_state(name: str) -> str:
+    return (lab.connector_status(name) or {}).get("connector", {}).get("state", "")
+
+
+def replicated(topic: str) -> int:
+    try:
+        return sum(lab.end_offsets(lab.TARGET_BROKER, f"src.{topic}").values())
+    except RuntimeError:
+        return 0
+
+
+def produce(topic: str, start: int, count: int) -> None:
+    records = [lab.Record(partition=0, key=f"k{index}", value=f"{topic}-{index}", headers=())
+               for index in range(start, start + count)]
+    lab.produce(lab.SOURCE_BROKER, topic, records)
+
+
+def delete_records(topic: str, before: int) -> None:
+    offsets = json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "offset": before}]})
+    path = f"/tmp/delete-{RUN_ID}.json"
+    # DeleteRecordsCommand reads its offsets from a file on the broker's host.
+    subprocess.run(["docker", "exec", "-i", lab.SOURCE_BROKER, "sh", "-c", f"cat > {path}"], input=offsets, text=True,
+                   check=True, capture_output=True)
+    lab.kafka_run(lab.SOURCE_BROKER, "org.apache.kafka.tools.DeleteRecordsCommand", "--bootstrap-server",
+                  lab.bootstrap(lab.SOURCE_BROKER), "--offset-json-file", path)
+
+
+@pytest.fixture(scope="module")
+def exporter() -> Iterator[None]:
+    """The drills' topics, copied; the exporter deployed and scraped; all of it undone afterwards."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    for topic in TOPICS:
+        lab.create_topic(lab.SOURCE_BROKER, topic, 1)
+        produce(topic, 0, COPIED)
+    for topic in TOPICS:
+        lab.wait_until(lambda topic=topic: replicated(topic) >= COPIED or None, 180, f"{topic} on the target")
+    try:
+        readiness()
+        monitoring = lab.run_playbook("playbooks/monitoring.yml", EXPORTER)
+        assert monitoring.returncode == 0, monitoring.output[-5000:]
+        yield
+    finally:
+        if connector_state(SOURCE_CONNECTOR) == "PAUSED":
+            lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/resume")
+        for topic in TOPICS:
+            lab.change_acl(lab.SOURCE_BROKER, False, APP, ["Read"], "--topic", topic)
+        lab.change_acl(lab.SOURCE_BROKER, False, APP, ["Read"], "--group", APP_GROUP)
+        off = dict(EXPORTER, readiness_exporter_enabled=False)
+        for playbook in ("playbooks/readiness.yml", "playbooks/monitoring.yml"):
+            run = lab.run_playbook(playbook, off)
+            assert run.returncode == 0, run.output[-5000:]
+        lab.delete_mirrored_topics(lab.SOURCE_BROKER, list(TOPICS), lab.TARGET_BROKER, [f"src.{topic}" for topic in TOPICS],
+                                   SOURCE_CONNECTOR)
+
+
+def test_the_exporter_serves_the_figures_and_prometheus_scrapes_them(exporter: None) -> None:
+    rerun, _report = readiness()
+    assert rerun.changed() == 0, rerun.output[-4000:]
+    lab.wait_until(lambda: series(f'kafka_dr_readiness_ready{{flow="{FLOW_LABEL}"}}') or None, 180,
+                   "the readiness series in Prometheus")
+    for name in ("uncopied_records", "uncopied_seconds", "untranslated_groups", "last_success_timestamp_seconds"):
+        assert series(f'kafka_dr_readiness_{name}{{flow="{FLOW_LABEL}"}}'), name
+    budget = series("mm2:rpo_budget_seconds")
+    assert budget and float(budget[0]["value"][1]) > 0, budget
+
+
+def test_a_consumer_without_its_group_on_the_target_is_not_ready(exporter: None) -> None:
+    lab.change_acl(lab.SOURCE_BROKER, True, APP, ["Read"], "--topic", CONFIGURED)
+    lab.change_acl(lab.SOURCE_BROKER, True, APP, ["Read"], "--group", APP_GROUP)
+    flow = {"source": "src", "target": "dst", "topics": ["foo\\..*"],
+            "consumers": [{"principal": APP, "groups": [APP_GROUP]}]}
+    run, report = readiness(mm2_flows=[flow])
+    wanted = f"{APP} ALLOW READ on GROUP:LITERAL:{APP_GROUP}"
+    entry = next(acl for acl in report["acls"] if acl["principal"] == APP)
+    assert wanted in entry["missing"], entry
+    assert report["verdict"] == "NOT READY" and any(wanted in problem for problem in report["problems"]), report["problems"]
+    assert wanted in run.output
+    record_figures("consumer-acl", missing=entry["missing"])
+
+
+def test_a_lower_min_insync_on_the_target_is_named(exporter: None) -> None:
+    lab.alter_topic_config(lab.SOURCE_BROKER, CONFIGURED, "min.insync.replicas", "2")
+    _run, report = readiness()
+    named = [entry for entry in report["configs"]
+             if entry["topic"] == CONFIGURED and entry["setting"] == "min.insync.replicas"]
+    assert named and named[0]["source"] == 2 and named[0]["target"] == 1, report["configs"]
+    assert any(f"src.{CONFIGURED}" in warning and "min.insync.replicas" in warning for warning in report["warnings"]), \
+        report["warnings"]
+    record_figures("min-insync", finding=named[0]["message"])
+
+
+def test_records_deleted_past_a_paused_flow_are_counted_and_alerted(exporter: None) -> None:
+    lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/pause")
+    lab.wait_until(lambda: connector_state(SOURCE_CONNECTOR) == "PAUSED" or None, 120, "the source connector PAUSED")
+    produce(TRUNCATED, COPIED, AFTER_PAUSE)
+    delete_records(TRUNCATED, DELETE_BEFORE)
+    deleted_uncopied = DELETE_BEFORE - COPIED
+    started = time.time()
+    _run, report = readiness()
+    sentinel = next(entry for entry in report["sentinels"] if entry["kind"] == "truncated" and entry["topic"] == TRUNCATED)
+    assert sentinel["lost"] == deleted_uncopied, sentinel
+    assert report["verdict"] == "NOT READY"
+    selector = f'kafka_dr_readiness_truncated_records{{flow="{FLOW_LABEL}",topic="{TRUNCATED}"}}'
+    metric = lab.wait_until(lambda: series(selector) or None, 4 * INTERVAL + 60, "the truncation in Prometheus")
+    assert float(metric[0]["value"][1]) == deleted_uncopied, metric
+    alert = lab.wait_until(lambda: firing("MM2SourceRecordsTruncated"), 300, "MM2SourceRecordsTruncated firing")
+    record_figures("truncation", deleted_uncopied=deleted_uncopied, readiness_lost=sentinel["lost"],
+                   metric=float(metric[0]["value"][1]), alert_after_s=round(time.time() - started, 1),
+                   alert_labels=alert["labels"])
+    lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/resume")
+    lab.wait_until(lambda: connector_state(SOURCE_CONNECTOR) == "RUNNING" or None, 120, "the source connector RUNNING")
+
+
+def test_a_recreated_source_topic_is_detected_within_one_interval(exporter: None) -> None:
+    lab.delete_topics(lab.SOURCE_BROKER, RECREATED)
+    lab.wait_until(lambda: RECREATED not in lab.topic_names(lab.SOURCE_BROKER) or None, 60, f"{RECREATED} deleted")
+    lab.create_topic(lab.SOURCE_BROKER, RECREATED, 1)
+    recreated_at = time.time()
+    selector = f'kafka_dr_readiness_recreated_topics{{flow="{FLOW_LABEL}"}} > 0'
+    lab.wait_until(lambda: series(selector) or None, 4 * INTERVAL + 60, "the re-creation in Prometheus")
+    detected_s = time.time() - recreated_at
+    # The exporter measures every INTERVAL seconds and Prometheus scrapes it every 15 s or so.
+    assert detected_s <= 2 * INTERVAL + 30, detected_s
+    status = lab.run_playbook("playbooks/status.yml")
+    alert = lab.wait_until(lambda: firing("MM2SourceTopicRecreated"), 300, "MM2SourceTopicRecreated firing")
+    record_figures("recreated", detected_s=round(detected_s, 1), interval_s=INTERVAL, alert_labels=alert["labels"],
+                   status_names_it="re-created" in status.output)
+    assert "re-created" in status.output, status.output[-4000:]
