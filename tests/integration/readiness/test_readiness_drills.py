@@ -91,7 +91,7 @@ def replicated(topic: str) -> int:
 
 
 def produce(topic: str, start: int, count: int) -> None:
-    records = [lab.Record(partition=0, key=f"k{index}", value=f"{topic}-{index}", headers=())
+    records = [lab.Record(partition=0, key=f"k{index}", value=f"{topic}-{index}", headers=(("n", str(index)),))
                for index in range(start, start + count)]
     lab.produce(lab.SOURCE_BROKER, topic, records)
 
@@ -110,12 +110,12 @@ def delete_records(topic: str, before: int) -> None:
 def exporter() -> Iterator[None]:
     """The drills' topics, copied; the exporter deployed and scraped; all of it undone afterwards."""
     REPORTS.mkdir(parents=True, exist_ok=True)
-    for topic in TOPICS:
-        lab.create_topic(lab.SOURCE_BROKER, topic, 1)
-        produce(topic, 0, COPIED)
-    for topic in TOPICS:
-        lab.wait_until(lambda topic=topic: replicated(topic) >= COPIED or None, 180, f"{topic} on the target")
     try:
+        for topic in TOPICS:
+            lab.create_topic(lab.SOURCE_BROKER, topic, 1)
+            produce(topic, 0, COPIED)
+        for topic in TOPICS:
+            lab.wait_until(lambda topic=topic: replicated(topic) >= COPIED or None, 180, f"{topic} on the target")
         readiness()
         monitoring = lab.run_playbook("playbooks/monitoring.yml", EXPORTER)
         assert monitoring.returncode == 0, monitoring.output[-5000:]
@@ -135,8 +135,8 @@ def exporter() -> Iterator[None]:
 
 
 def test_the_exporter_serves_the_figures_and_prometheus_scrapes_them(exporter: None) -> None:
-    rerun, _report = readiness()
-    assert rerun.changed() == 0, rerun.output[-4000:]
+    rerun = lab.run_playbook("playbooks/readiness.yml", EXPORTER)  # no JSON document to write this time
+    assert rerun.returncode == 0 and rerun.changed() == 0, rerun.output[-4000:]
     lab.wait_until(lambda: series(f'kafka_dr_readiness_ready{{flow="{FLOW_LABEL}"}}') or None, 180,
                    "the readiness series in Prometheus")
     for name in ("uncopied_records", "uncopied_seconds", "untranslated_groups", "last_success_timestamp_seconds"):
@@ -150,12 +150,11 @@ def test_a_consumer_without_its_group_on_the_target_is_not_ready(exporter: None)
     lab.change_acl(lab.SOURCE_BROKER, True, APP, ["Read"], "--group", APP_GROUP)
     flow = {"source": "src", "target": "dst", "topics": ["foo\\..*"],
             "consumers": [{"principal": APP, "groups": [APP_GROUP]}]}
-    run, report = readiness(mm2_flows=[flow])
-    wanted = f"{APP} ALLOW READ on GROUP:LITERAL:{APP_GROUP}"
+    _run, report = readiness(mm2_flows=[flow])
+    wanted = f"{APP} ALLOW READ on GROUP:LITERAL:{APP_GROUP} from *"
     entry = next(acl for acl in report["acls"] if acl["principal"] == APP)
     assert wanted in entry["missing"], entry
     assert report["verdict"] == "NOT READY" and any(wanted in problem for problem in report["problems"]), report["problems"]
-    assert wanted in run.output
     record_figures("consumer-acl", missing=entry["missing"])
 
 
