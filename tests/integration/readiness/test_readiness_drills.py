@@ -5,6 +5,7 @@ alerts say against what was done:
 
 - a consumer whose group has no binding on the target: NOT READY, naming the binding;
 - a source topic with a higher `min.insync.replicas` than its remote topic: named;
+- MM2's checkpoints topic switched to `cleanup.policy=delete`: NOT READY, naming it and its fix;
 - the flow paused while the source's records are deleted past its position: the truncation
   sentinel counts exactly the records deleted, and the alert fires;
 - a source topic deleted and re-created under its name: detected within one refresh interval.
@@ -26,6 +27,7 @@ from typing import Any, Iterator, Optional
 import pytest
 
 from tests.integration import lab
+from tests.integration import test_monitoring as monitoring
 
 RUN_ID = f"{int(time.time()) % 10**8:08d}"
 FLOW = "src->dst"
@@ -169,6 +171,25 @@ def test_a_lower_min_insync_on_the_target_is_named(exporter: None) -> None:
     record_figures("min-insync", finding=named[0]["message"])
 
 
+def test_an_internal_topic_that_is_not_compacted_is_named_with_its_fix(exporter: None) -> None:
+    topic = "src.checkpoints.internal"
+    lab.alter_topic_config(lab.TARGET_BROKER, topic, "cleanup.policy", "delete")
+    try:
+        _run, report = readiness()
+    finally:
+        lab.alter_topic_config(lab.TARGET_BROKER, topic, "cleanup.policy", "compact")
+    entry = next(internal for internal in report["internal_topics"] if internal["topic"] == topic)
+    finding = next(found for found in entry["findings"] if found["setting"] == "cleanup.policy")
+    assert finding["severity"] == "problem", finding
+    assert f"--entity-name {topic}" in finding["fix"] and "cleanup.policy=compact" in finding["fix"], finding
+    assert report["verdict"] == "NOT READY" and any(topic in problem for problem in report["problems"]), report["problems"]
+    assert lab.topic_config(lab.TARGET_BROKER, topic).get("cleanup.policy") == "compact"
+    _run, after = readiness()
+    fixed = next(internal for internal in after["internal_topics"] if internal["topic"] == topic)
+    assert not [found for found in fixed["findings"] if found["setting"] == "cleanup.policy"], fixed
+    record_figures("internal-topic", finding=finding["message"], fix=finding["fix"])
+
+
 def test_records_deleted_past_a_paused_flow_are_counted_and_alerted(exporter: None) -> None:
     lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/pause")
     lab.wait_until(lambda: connector_state(SOURCE_CONNECTOR) == "PAUSED" or None, 120, "the source connector PAUSED")
@@ -206,3 +227,13 @@ def test_a_recreated_source_topic_is_detected_within_one_interval(exporter: None
     record_figures("recreated", detected_s=round(detected_s, 1), interval_s=INTERVAL, alert_labels=alert["labels"],
                    status_names_it="re-created" in status.output)
     assert "re-created" in status.output, status.output[-4000:]
+
+
+def test_the_dashboards_readiness_panels_have_series(exporter: None) -> None:
+    """Last, while the drills' sentinels still show: every query of the dashboard's readiness row."""
+    panels = [(title, expression) for title, expression in monitoring.dashboard_expressions()
+              if monitoring.reads_unscraped(expression, {"kafka-dr-readiness"})]
+    assert len(panels) >= 6, panels
+    empty = [f"{title}: {expression}" for title, expression in panels if not monitoring.query(expression)]
+    assert empty == [], "readiness panels without series:\n" + "\n".join(empty)
+    record_figures("dashboard", readiness_queries=len(panels))
