@@ -298,7 +298,9 @@ def test_a_rule_file_that_does_not_parse_is_refused_and_the_server_keeps_its_rul
     output = " ".join(run.output.split())
     assert "broken_alerts.yml: rejected by `promtool check rules %s`" in output
     assert '"NoExpression": could not parse expression' in output and "Nothing was changed." in output
-    assert lab._docker("exec", "prometheus-1", "ls", "/etc/prometheus/rules").split() == ["mm2_alerts.yml"]
+    # The alert rules and the budgets role prometheus renders (the RPO, continuous verification's staleness).
+    assert lab._docker("exec", "prometheus-1", "ls", "/etc/prometheus/rules").split() == [
+        "mm2_alerts.yml", "mm2_rpo.yml", "mm2_verification_budget.yml"]
     rules_after = {rule["name"] for group in prometheus_api("rules")["groups"] for rule in group["rules"]}
     assert rules_after == rules_before and "NoExpression" not in rules_after
 
