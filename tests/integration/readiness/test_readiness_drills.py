@@ -26,7 +26,7 @@ from typing import Any, Iterator, Optional
 
 import pytest
 
-from tests.integration import lab
+from tests.integration import figures, lab
 from tests.integration import test_monitoring as monitoring
 
 RUN_ID = f"{int(time.time()) % 10**8:08d}"
@@ -49,11 +49,7 @@ EXPORTER = {"readiness_flow": FLOW, "readiness_exporter_enabled": True, "readine
 
 
 def record_figures(name: str, **values: Any) -> None:
-    line = json.dumps(dict(drill=name, run=RUN_ID, **values), sort_keys=True)
-    print(f"\nREADINESS DRILL {line}")
-    FIGURES.parent.mkdir(exist_ok=True)
-    with FIGURES.open("a", encoding="utf-8") as figures_file:
-        figures_file.write(line + "\n")
+    figures.record(FIGURES, "READINESS DRILL", RUN_ID, name, **values)
 
 
 def readiness(**extra: Any) -> tuple[lab.PlaybookRun, dict[str, Any]]:

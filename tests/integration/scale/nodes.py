@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 import yaml
 
-from tests.integration import lab
+from tests.integration import figures, lab
 from tests.integration.ha import drill
 
 NEW_WORKER = "task-1-3"
@@ -60,12 +60,7 @@ def passed(run: lab.PlaybookRun, what: str) -> lab.PlaybookRun:
 
 
 def record_figures(name: str, **values: Any) -> None:
-    """Appends a drill's figures to build/scale-figures.jsonl and prints them (pytest -s)."""
-    line = json.dumps(dict(drill=name, run=RUN_ID, **values), sort_keys=True)
-    print(f"\nSCALE DRILL {line}")
-    FIGURES.parent.mkdir(exist_ok=True)
-    with FIGURES.open("a", encoding="utf-8") as figures_file:
-        figures_file.write(line + "\n")
+    figures.record(FIGURES, "SCALE DRILL", RUN_ID, name, **values)
 
 
 # ---- what the workers and the cluster say -------------------------------------------------------
