@@ -30,7 +30,7 @@ export LAB_SHAPE
 
 .PHONY: venv setup lab lab-down lab-deploy demo test check unit unit-fast unit-slow integration integration-tests \
 	integration-ha integration-ha-tests integration-krb integration-krb-tests integration-rotation integration-rotation-tests \
-	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat integration-scale integration-readiness \
+	integration-ha-fresh integration-krb-fresh integration-rotation-run bench-run release-check compat integration-scale integration-readiness integration-verification \
 	molecule lint docs sanity bench drill spark-cluster validate-cluster clean
 
 # The controller's venv only: enough for check, unit, lint and sanity.
@@ -136,6 +136,13 @@ integration-scale: lab-deploy
 # lab's flow, so they stay outside `test`. Figures in build/readiness-figures.jsonl.
 integration-readiness: lab-deploy
 	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/readiness
+
+# The continuous verification drills on the default lab (tests/integration/verification,
+# docs/validator.md): role replication_check's increments on a timer for the drills' topics, scraped
+# by the lab's Prometheus, under a paced load while a worker is SIGKILLed, the verification job is
+# killed and restarted, the target's broker restarts, and the target is tampered with.
+integration-verification: lab-deploy
+	$(PYTEST) -q -s --durations=10 -p no:cacheprovider tests/integration/verification
 
 integration-ha-tests:
 	$(PYTEST) -q -s --durations=10 tests/integration/ha
