@@ -1,10 +1,12 @@
 """Benchmarks on the lab: `make bench` (python -m bench).
 
 Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
-  raw        Kafka's perf tools: the clusters' limit with MM2's client settings
-  mm2        drains with the collection's defaults (ratio to raw)
+  raw        Kafka's perf tools: the ceiling of the clusters with MM2's clients (as many producers
+             beside as many consumers as the defaults have source tasks, lz4 and no compression)
+  mm2        drains with the collection's defaults (ratio to the raw ceiling)
   stock      the same drains with the reference guide's connector config (ratio defaults/stock)
-  latency    end-to-end latency at half the defaults' measured throughput
+  latency    the end-to-end latency curve at 10, 25, 50, 75 and 90 % of the defaults' measured
+             drain rate, and its knee
   scaling    the defaults' drain with tasks.max 1, 2, 4 over 6 partitions
   validator  the PySpark validation job's records/s next to a plain consumer, at 1x and 4x the
              records, in-process and on the lab's Spark standalone cluster (BENCH_SPARK_CLUSTER=0: not)
@@ -12,7 +14,8 @@ Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
              consumer fetch sizes, max.poll.records, in-flight requests), ratio to the defaults; on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
 Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
-bytes, default 1024,100), BENCH_LATENCY_SECONDS (default 30), BENCH_OUT (default build/bench).
+bytes, default 1024,100), BENCH_LATENCY_SECONDS (seconds per latency point, default 30),
+BENCH_LATENCY_PERCENTS (the latency points, default 10,25,50,75,90), BENCH_OUT (default build/bench).
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from tests.integration import lab
 ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "tuning", "deploy")
 ON_REQUEST_PARTS = ("tuning", "deploy")
 DEFAULT_PARTS = tuple(name for name in ALL_PARTS if name not in ON_REQUEST_PARTS)
-# Without a measured MM2 rate (BENCH_PARTS without mm2) the latency part sends at this rate.
-FALLBACK_LATENCY_RATE = 2000.0
+# Without a measured MM2 rate (BENCH_PARTS without mm2) the latency curve takes this drain rate
+# (its 50 % point sends 2,000 records/s).
+FALLBACK_DRAIN_RATE = 4000.0
 
 
 def selected_parts(environ: dict[str, str]) -> tuple[str, ...]:
@@ -46,8 +50,12 @@ def selected_parts(environ: dict[str, str]) -> tuple[str, ...]:
 
 def settings_from(environ: dict[str, str]) -> replication.Settings:
     sizes = tuple(int(size) for size in environ.get("BENCH_SIZES", "1024,100").split(",") if size.strip())
+    default_percents = ",".join(f"{fraction * 100:g}" for fraction in replication.LATENCY_FRACTIONS)
+    fractions = tuple(sorted(float(percent) / 100 for percent in
+                             environ.get("BENCH_LATENCY_PERCENTS", default_percents).split(",") if percent.strip()))
     return replication.Settings(run_id=str(int(time.time())), records=int(environ.get("BENCH_RECORDS", "200000")),
-                                record_sizes=sizes, latency_seconds=int(environ.get("BENCH_LATENCY_SECONDS", "30")))
+                                record_sizes=sizes, latency_seconds=int(environ.get("BENCH_LATENCY_SECONDS", "30")),
+                                latency_fractions=fractions)
 
 
 def machine() -> dict[str, Any]:
@@ -59,11 +67,11 @@ def machine() -> dict[str, Any]:
             "kernel": platform.release()}
 
 
-def latency_rate(results: dict[str, Any]) -> float:
-    """Half the defaults' drain rate at the latency part's record size (the first one)."""
+def drain_rate(results: dict[str, Any]) -> float:
+    """The defaults' drain rate at the latency part's record size (the first one): the curve's 100 %."""
     first_size = str(results["settings"]["record_sizes"][0])
     figure = results.get("mm2_defaults", {}).get(first_size)
-    return figure["records_per_s"] / 2 if figure else FALLBACK_LATENCY_RATE
+    return figure["records_per_s"] if figure else FALLBACK_DRAIN_RATE
 
 
 def timed_deployment() -> dict[str, Any]:
@@ -96,7 +104,8 @@ def main() -> None:
     results: dict[str, Any] = {
         "machine": machine(), "parts": list(parts), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "settings": {"records": settings.records, "record_sizes": list(settings.record_sizes),
-                     "latency_seconds": settings.latency_seconds, "run_id": settings.run_id}}
+                     "latency_seconds": settings.latency_seconds, "latency_fractions": list(settings.latency_fractions),
+                     "run_id": settings.run_id}}
     # The defaults' drains run under the benchmark's own source alias, with the ACLs it needs
     # for as long as they run (flows.BENCH_ALIAS).
     drains = {"mm2", "latency", "scaling", "tuning"} & set(parts)
@@ -105,7 +114,7 @@ def main() -> None:
             run_part(results, "throughput", lambda: replication.throughput(
                 settings, "raw" in parts, "mm2" in parts, "stock" in parts))
         if "latency" in parts:
-            run_part(results, "latency", lambda: {"latency": replication.latency(settings, latency_rate(results))})
+            run_part(results, "latency", lambda: {"latency": replication.latency(settings, drain_rate(results))})
         if "scaling" in parts:
             run_part(results, "scaling", lambda: {"scaling": replication.scaling(settings)})
         if "validator" in parts:

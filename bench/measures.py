@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from bench.perf_tools import MIB, Rate
 
@@ -91,3 +91,94 @@ def latency_value(send_ms: float, record_size: int) -> str:
     """A latency record's value: the send time, then padding to the record size."""
     head = f"{send_ms:.3f}|"
     return head + "x" * max(record_size - len(head), 0)
+
+
+# ---- the raw ceiling --------------------------------------------------------------------------
+
+def raw_clients(tasks_max: int, partitions: int) -> int:
+    """How many producers and consumers the raw ceiling runs: as many as MM2 has source tasks for
+    the topic (MirrorSourceConnector starts no more tasks than there are partitions)."""
+    return max(1, min(tasks_max, partitions))
+
+
+def split_records(records: int, parts: int) -> list[int]:
+    """records shared out over parts as evenly as whole records allow."""
+    share, rest = divmod(records, parts)
+    return [share + (1 if index < rest else 0) for index in range(parts)]
+
+
+def summed(rates: Sequence[Rate]) -> Rate:
+    """What clients running side by side move together: the sum of their rates."""
+    return Rate(sum(rate.records_per_s for rate in rates), sum(rate.mib_per_s for rate in rates))
+
+
+def concurrent_run(compression: str, producers: Sequence[Rate], consumers: Sequence[Rate]) -> dict[str, Any]:
+    """One run of N producers into the target beside N consumers of the source: each side's sum,
+    and the slower side, which is what a copy with these clients could sustain."""
+    producer_sum, consumer_sum = summed(producers), summed(consumers)
+    return {"compression": compression, "clients": len(producers),
+            "producers": [rate.as_dict() for rate in producers], "consumers": [rate.as_dict() for rate in consumers],
+            "producer_sum": producer_sum.as_dict(), "consumer_sum": consumer_sum.as_dict(),
+            "limited_by": "producers" if producer_sum.records_per_s <= consumer_sum.records_per_s else "consumers",
+            "slower_side": slower(producer_sum, consumer_sum).as_dict()}
+
+
+def best_ceiling(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ceiling: the run whose slower side is fastest, with the settings it ran with."""
+    if not runs:
+        raise ValueError("no raw run to take a ceiling from")
+    best = max(runs, key=lambda run: run["slower_side"]["records_per_s"])
+    return {**best["slower_side"], "compression": best["compression"], "clients": best["clients"],
+            "limited_by": best["limited_by"]}
+
+
+# ---- the latency curve ------------------------------------------------------------------------
+
+# (receipt ms, target append ms, send ms) of one latency record
+Arrival = tuple[float, int, float]
+
+
+def delivered_rate(received: Sequence[Arrival]) -> float:
+    """Records over the span of their receipt: what the chain delivered."""
+    if len(received) < 2:
+        return 0.0
+    span_s = (max(entry[0] for entry in received) - min(entry[0] for entry in received)) / 1000
+    return len(received) / span_s if span_s > 0 else 0.0
+
+
+def latency_point(fraction: float, offered: float, sent: int, received: Sequence[Arrival], steady_from_ms: float,
+                  complete: bool) -> dict[str, Any]:
+    """One point of the curve: latencies and delivered rate of the records sent from steady_from_ms
+    on (the first seconds of a point are the change from the previous rate). complete: every
+    record sent arrived before the wait ran out."""
+    steady = [entry for entry in received if entry[2] >= steady_from_ms]
+    if not steady:
+        raise ValueError(f"no latency record of the {fraction:.0%} point arrived after its warm-up")
+    delivered = delivered_rate(steady)
+    return {"fraction": fraction, "offered_records_per_s": round(offered, 1), "sent": sent, "received": len(received),
+            "measured": len(steady), "complete": complete, "delivered_records_per_s": round(delivered, 1),
+            "delivered_to_offered": ratio(delivered, offered),
+            "end_to_end": latency_summary([receipt - send for receipt, _append, send in steady]),
+            "to_target_log": latency_summary([append - send for _receipt, append, send in steady])}
+
+
+def kept_up(point: dict[str, Any], share: float = 0.95) -> bool:
+    """The chain carried the point's rate: everything arrived, at share of the offered rate at least."""
+    return bool(point["complete"]) and (point["delivered_to_offered"] or 0.0) >= share
+
+
+def knee(points: Sequence[dict[str, Any]], p99_limit_ms: float) -> Optional[float]:
+    """The highest offered fraction up to which every point (from the lowest on) kept its p99 within
+    the limit; None when the lowest did not. A point that passes above a failing one is noise."""
+    passing = None
+    for point in sorted(points, key=lambda point: point["fraction"]):
+        if not point["complete"] or point["end_to_end"]["p99_ms"] > p99_limit_ms:
+            break
+        passing = point["fraction"]
+    return passing
+
+
+def first_behind(points: Sequence[dict[str, Any]], share: float = 0.95) -> Optional[float]:
+    """The lowest offered fraction at which the chain delivered less than share of the offered rate."""
+    return next((point["fraction"] for point in sorted(points, key=lambda point: point["fraction"])
+                 if not kept_up(point, share)), None)

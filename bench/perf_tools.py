@@ -17,15 +17,23 @@ from tests.integration import lab
 PRODUCER_PERFORMANCE = "org.apache.kafka.tools.ProducerPerformance"
 CONSUMER_PERFORMANCE = "org.apache.kafka.tools.ConsumerPerformance"
 MIB = 1024 * 1024
-# kafka-run starts tools with the C1 compiler alone, a serial GC and 256 MiB: quick to start, but
-# a measuring tool would then be slower than the Connect workers it is compared with. The perf
-# tools and the latency clients get the full JIT and the default collector.
-PERF_JVM_ENV = ("-e", "KAFKA_TOOL_OPTS=-Xms512m -Xmx512m")
+# kafka-run starts tools with the C1 compiler alone, a serial GC and 256 MiB (its default
+# KAFKA_TOOL_OPTS): quick to start, but such a JVM runs at less than a third of a full one, and a
+# measuring tool would be slower than the Connect workers it is compared with. KAFKA_TOOL_OPTS
+# replaces those flags as a whole: the perf tools and the latency clients get the full tiered JIT
+# (C2) and G1, named explicitly since JVM ergonomics pick the serial collector on small containers.
+PERF_JVM_OPTIONS = "-Xms512m -Xmx512m -XX:TieredStopAtLevel=4 -XX:+UseG1GC"
+PERF_JVM_ENV = ("-e", f"KAFKA_TOOL_OPTS={PERF_JVM_OPTIONS}")
 
 # The producer settings the collection's flows give MM2's producer (roles/mirrormaker defaults:
 # producer.override.*), so the raw producer figure is what the same client settings can reach
 # without MM2 in between. acks=all is what Connect gives every source task's producer.
 FLOW_PRODUCER_PROPS = ("acks=all", "linger.ms=20", "batch.size=131072", "compression.type=lz4")
+# ConsumerPerformance's --timeout: how long a consumer of a group run waits for more records once
+# its partitions are read (it then ends; parse_consumer_summary leaves that wait out of its rate).
+GROUP_IDLE_TIMEOUT_MS = 10000
+# The line ConsumerPerformance prints when it ended on its --timeout rather than its record count.
+_CONSUMER_TIMED_OUT = "Exiting before consuming the expected number of messages"
 
 
 @dataclass(frozen=True)
@@ -75,11 +83,21 @@ def client_bootstrap(host: str) -> str:
     return f"{host}:{lab.CLIENT_PORT}"
 
 
+def with_compression(props: tuple[str, ...], compression: str) -> tuple[str, ...]:
+    """The producer settings with compression.type replaced (or added)."""
+    return (*(prop for prop in props if not prop.startswith("compression.type=")), f"compression.type={compression}")
+
+
+def tool_command(host: str, main_class: str, *args: str) -> list[str]:
+    """`docker exec` of a Kafka main class through kafka-run with the perf tools' JVM flags."""
+    return ["docker", "exec", *PERF_JVM_ENV, host, lab.KAFKA_RUN, main_class, *args]
+
+
 def run_tool(host: str, main_class: str, *args: str, timeout: int = 900) -> str:
     """Run a Kafka main class in a lab container with exactly these arguments (no admin settings
     added, unlike lab.kafka_run) and return its stdout; raise on failure."""
-    command = ["docker", "exec", *PERF_JVM_ENV, host, lab.KAFKA_RUN, main_class, *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run(tool_command(host, main_class, *args), capture_output=True, text=True, timeout=timeout,
+                          check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{main_class} on {host} exited {done.returncode}: {done.stderr[-2000:]}")
     return done.stdout
@@ -87,8 +105,8 @@ def run_tool(host: str, main_class: str, *args: str, timeout: int = 900) -> str:
 
 def start_tool(host: str, main_class: str, *args: str) -> "subprocess.Popen[str]":
     """The same, started in the background (for runs side by side)."""
-    return subprocess.Popen(["docker", "exec", *PERF_JVM_ENV, host, lab.KAFKA_RUN, main_class, *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(tool_command(host, main_class, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def finish_tool(process: "subprocess.Popen[str]", what: str, timeout: int = 900) -> str:
@@ -118,12 +136,13 @@ def producer_args(topic: str, records: int, record_size: int, config_path: str, 
             "--bootstrap-server", bootstrap, "--command-property", *props]
 
 
-def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, group: str) -> list[str]:
+def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, group: str,
+                  idle_timeout_ms: int = 60000) -> list[str]:
     # A generous fetch size: the default (1 MiB per partition) would make the tool, not the
     # brokers, the limit on 1 KiB records.
     return ["--bootstrap-server", bootstrap, "--topic", topic, "--num-records", str(records),
             "--command-config", config_path, "--group", group, "--fetch-size", str(4 * MIB),
-            "--timeout", "60000"]
+            "--timeout", str(idle_timeout_ms)]
 
 
 # ---- parsers ------------------------------------------------------------------------------------
@@ -153,33 +172,47 @@ def parse_producer_summary(output: str) -> ProducerSummary:
                            float(last["avg"]), float(last["max"]))
 
 
-def parse_consumer_summary(output: str) -> Rate:
+def parse_consumer_summary(output: str, idle_timeout_ms: int = 0) -> Rate:
     """ConsumerPerformance's CSV summary (a header and one row). The fetch.* columns cover the time
     after the consumer joined its group; the plain columns include the join, which is not data
-    throughput. Its "MB" is 1024 * 1024 bytes too."""
+    throughput. Its "MB" is 1024 * 1024 bytes too.
+
+    A consumer that ended on its --timeout (idle_timeout_ms: its partitions were read before its
+    record count was reached, as in a group run) counted that idle wait as fetch time: it is left
+    out, within the tool's 100 ms poll."""
     lines = [line for line in output.splitlines() if line.strip()]
     header_index = next((index for index, line in enumerate(lines) if line.startswith("start.time")), None)
-    if header_index is None or header_index + 1 >= len(lines):
+    header = lines[header_index] if header_index is not None else ""
+    # The row has the header's columns; a timeout warning may come between them.
+    row = next((line for line in lines[(header_index or 0) + 1:] if line.count(",") == header.count(",")), None)
+    if header_index is None or row is None:
         raise ValueError(f"no ConsumerPerformance summary in: {output[-500:]!r}")
-    names = [name.strip() for name in lines[header_index].split(",")]
-    values = [value.strip() for value in lines[header_index + 1].split(",")]
-    columns = dict(zip(names, values))
+    columns = dict(zip([name.strip() for name in header.split(",")], [value.strip() for value in row.split(",")]))
+    if _CONSUMER_TIMED_OUT in output and idle_timeout_ms:
+        active_s = (float(columns.get("fetch.time.ms", "0") or 0) - idle_timeout_ms) / 1000
+        records = float(columns["data.consumed.in.nMsg"])
+        if active_s > 0:
+            return Rate(records / active_s, float(columns["data.consumed.in.MB"]) / active_s)
+        if not records:
+            return Rate(0.0, 0.0)
     fetch_records = float(columns.get("fetch.nMsg.sec", "0") or 0)
     if fetch_records > 0:
         return Rate(fetch_records, float(columns["fetch.MB.sec"]))
     return Rate(float(columns["nMsg.sec"]), float(columns["MB.sec"]))
 
 
-def run_producer(host: str, topic: str, records: int, record_size: int, config_path: str,
+def run_producer(host: str, broker: str, topic: str, records: int, record_size: int, config_path: str,
                  props: tuple[str, ...] = FLOW_PRODUCER_PROPS) -> ProducerSummary:
+    """ProducerPerformance in container `host` writing to `broker`'s client listener."""
     output = run_tool(host, PRODUCER_PERFORMANCE,
-                      *producer_args(topic, records, record_size, config_path, client_bootstrap(host), props))
+                      *producer_args(topic, records, record_size, config_path, client_bootstrap(broker), props))
     return parse_producer_summary(output)
 
 
-def run_consumer(host: str, topic: str, records: int, config_path: str, group: str) -> Rate:
+def run_consumer(host: str, broker: str, topic: str, records: int, config_path: str, group: str) -> Rate:
+    """ConsumerPerformance in container `host` reading from `broker`'s client listener."""
     output = run_tool(host, CONSUMER_PERFORMANCE,
-                      *consumer_args(topic, records, config_path, client_bootstrap(host), group))
+                      *consumer_args(topic, records, config_path, client_bootstrap(broker), group))
     return parse_consumer_summary(output)
 
 

@@ -1,5 +1,6 @@
-"""Replication figures on the lab: the raw limit of the clusters, MM2 drains (collection defaults,
-the reference guide's stock config, tasks.max scaling) and end-to-end latency under load.
+"""Replication figures on the lab: the raw ceiling of the clusters with MM2's clients, MM2 drains
+(collection defaults, the reference guide's stock config, tasks.max scaling) and the end-to-end
+latency curve under load.
 
 Every topic is new and named bench.<run>.<what>; every connector is bench-<run>-<what>. Both
 are removed afterwards, also when a figure fails.
@@ -7,20 +8,22 @@ are removed afterwards, also when a figure fails.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from bench import flows, measures, perf_tools
-from bench.perf_tools import Rate
+from bench import flows, measures, perf_tools, report
 from tests.integration import lab
 
 SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
 CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
 DEFAULT_PARTITIONS = 3
+# The latency curve's offered rates, as fractions of the defaults' measured drain rate.
+LATENCY_FRACTIONS = (0.10, 0.25, 0.50, 0.75, 0.90)
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class Settings:
     records: int
     record_sizes: tuple[int, ...]
     latency_seconds: int
+    latency_fractions: tuple[float, ...] = LATENCY_FRACTIONS
     scaling_tasks: tuple[int, ...] = (1, 2, 4)
     scaling_partitions: int = 6
 
@@ -117,44 +121,96 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
 
 # ---- raw limit --------------------------------------------------------------------------------
 
-def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_size: int) -> dict[str, Any]:
-    """Kafka's perf tools with MM2's client settings: a producer into the target and a consumer
-    of the (already filled) source topic, first each alone, then both at once. MM2 consumes and
-    produces at the same time on the same cores, so the concurrent figure is the honest ceiling."""
+# The raw ceiling's runs: the flows' compression, and none (on one host compression costs CPU and
+# saves no network, so it may be the faster of the two).
+RAW_COMPRESSIONS = ("lz4", "none")
+
+
+def client_hosts(clients: int, workers: tuple[str, ...] = lab.CONNECT_WORKERS) -> list[str]:
+    """The containers the raw clients run in: the Connect workers, spread as MM2 spreads its tasks."""
+    return [workers[index % len(workers)] for index in range(clients)]
+
+
+def side_by_side(commands: list[tuple[str, list[str]]]) -> list[str]:
+    """Start every (what, docker exec command) at once, wait for all, return their outputs in order;
+    raise after all ended when one failed."""
+    processes = [(what, subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                 for what, command in commands]
+    outputs, failures = [], []
+    for what, process in processes:
+        try:
+            outputs.append(perf_tools.finish_tool(process, what))
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            process.kill()
+            failures.append(str(error))
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    return outputs
+
+
+def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], remote: str, source_topic: str,
+                       records: int, record_size: int, group: str, compression: str) -> dict[str, Any]:
+    """len(hosts) ProducerPerformance into the target (records shared out) beside as many
+    ConsumerPerformance in one group on the source topic (the group spreads its partitions over
+    them, as MM2 spreads them over its tasks), all started at once. A group consumer reads until
+    its partitions stay empty for GROUP_IDLE_TIMEOUT_MS (its count is the whole topic)."""
+    props = perf_tools.with_compression(perf_tools.FLOW_PRODUCER_PROPS, compression)
+    producers = [(f"producer {index} ({compression}) on {host}", perf_tools.tool_command(
+        host, perf_tools.PRODUCER_PERFORMANCE, *perf_tools.producer_args(
+            remote, share, record_size, configs[host][0], perf_tools.client_bootstrap(TARGET), props)))
+        for index, (host, share) in enumerate(zip(hosts, measures.split_records(records, len(hosts))))]
+    idle_ms = perf_tools.GROUP_IDLE_TIMEOUT_MS
+    consumers = [(f"consumer {index} on {host}", perf_tools.tool_command(
+        host, perf_tools.CONSUMER_PERFORMANCE, *perf_tools.consumer_args(
+            source_topic, records, configs[host][1], perf_tools.client_bootstrap(SOURCE), group, idle_ms)))
+        for index, host in enumerate(hosts)]
+    outputs = side_by_side(producers + consumers)
+    return measures.concurrent_run(
+        compression, [perf_tools.parse_producer_summary(output).rate for output in outputs[:len(hosts)]],
+        [perf_tools.parse_consumer_summary(output, idle_ms) for output in outputs[len(hosts):]])
+
+
+def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_size: int, clients: int) -> dict[str, Any]:
+    """Kafka's perf tools with MM2's client settings, in the Connect workers' containers where MM2's
+    tasks run: one producer into the target and one consumer of the (already filled) source topic
+    each alone, then `clients` producers beside `clients` consumers, once per compression of
+    RAW_COMPRESSIONS. MM2 consumes and produces at the same time on the same cores with as many
+    clients as tasks: the best concurrent run is the ceiling."""
     records = settings.records
     remote_prefix = f"src.bench.{settings.run_id}.raw{record_size}"
-    for suffix in ("a", "b"):
-        retry(lambda suffix=suffix: lab.create_topic(TARGET, cleanup.topic(TARGET, remote_prefix + suffix),
-                                                     DEFAULT_PARTITIONS), "create raw topic")
+    labels = ("alone", *RAW_COMPRESSIONS)
+    for label in labels:
+        retry(lambda label=label: lab.create_topic(TARGET, cleanup.topic(TARGET, f"{remote_prefix}.{label}"),
+                                                   DEFAULT_PARTITIONS), "create raw topic")
     group = f"bench-{settings.run_id}-raw{record_size}"
-    with perf_tools.client_config(TARGET, perf_tools.MM2_ACCOUNT) as producer_config, \
-            perf_tools.client_config(SOURCE, perf_tools.READER_ACCOUNT) as consumer_config:
-        producer_alone = retry(lambda: perf_tools.run_producer(TARGET, remote_prefix + "a", records, record_size,
-                                                               producer_config).rate, "raw producer")
-        consumer_alone = retry(lambda: perf_tools.run_consumer(SOURCE, source_topic, records, consumer_config,
-                                                               group + "a"), "raw consumer")
-        producing = perf_tools.start_tool(TARGET, perf_tools.PRODUCER_PERFORMANCE, *perf_tools.producer_args(
-            remote_prefix + "b", records, record_size, producer_config, perf_tools.client_bootstrap(TARGET)))
-        consuming = perf_tools.start_tool(SOURCE, perf_tools.CONSUMER_PERFORMANCE, *perf_tools.consumer_args(
-            source_topic, records, consumer_config, perf_tools.client_bootstrap(SOURCE), group + "b"))
-        producer_together = perf_tools.parse_producer_summary(
-            perf_tools.finish_tool(producing, "concurrent producer")).rate
-        consumer_together = perf_tools.parse_consumer_summary(perf_tools.finish_tool(consuming, "concurrent consumer"))
-    for suffix in ("a", "b"):
-        lab.delete_group(SOURCE, group + suffix)
-    separate_min = measures.slower(producer_alone, consumer_alone)
-    concurrent = measures.slower(producer_together, consumer_together)
-    return {"producer_target": producer_alone.as_dict(), "consumer_source": consumer_alone.as_dict(),
-            "concurrent_producer": producer_together.as_dict(), "concurrent_consumer": consumer_together.as_dict(),
-            "separate_min": separate_min.as_dict(), "concurrent_ceiling": concurrent.as_dict()}
+    hosts = client_hosts(clients)
+    try:
+        with contextlib.ExitStack() as stack:
+            configs = {host: (stack.enter_context(perf_tools.client_config(host, perf_tools.MM2_ACCOUNT)),
+                              stack.enter_context(perf_tools.client_config(host, perf_tools.READER_ACCOUNT)))
+                       for host in sorted(set(hosts))}
+            first = hosts[0]
+            producer_alone = retry(lambda: perf_tools.run_producer(
+                first, TARGET, f"{remote_prefix}.alone", records, record_size, configs[first][0]).rate, "raw producer")
+            consumer_alone = retry(lambda: perf_tools.run_consumer(
+                first, SOURCE, source_topic, records, configs[first][1], f"{group}.alone"), "raw consumer")
+            runs = []
+            for compression in RAW_COMPRESSIONS:
+                print(f"  {clients} producers ({compression}) beside {clients} consumers")
+                runs.append(concurrent_raw_run(hosts, configs, f"{remote_prefix}.{compression}", source_topic, records,
+                                               record_size, f"{group}.{compression}", compression))
+    finally:
+        for label in labels:
+            lab.delete_group(SOURCE, f"{group}.{label}")
+    return {"clients": clients, "hosts": hosts, "partitions": DEFAULT_PARTITIONS,
+            "producer_target": producer_alone.as_dict(), "consumer_source": consumer_alone.as_dict(),
+            "runs": runs, "ceiling": measures.best_ceiling(runs)}
 
 
 def mm2_figure(drained: measures.Drain, raw: Optional[dict[str, Any]]) -> dict[str, Any]:
     figure: dict[str, Any] = drained.as_dict()
     if raw:
-        rate = drained.rate.records_per_s
-        figure["ratio_to_concurrent"] = measures.ratio(rate, raw["concurrent_ceiling"]["records_per_s"])
-        figure["ratio_to_separate_min"] = measures.ratio(rate, raw["separate_min"]["records_per_s"])
+        figure["ratio_to_ceiling"] = measures.ratio(drained.rate.records_per_s, raw["ceiling"]["records_per_s"])
     return figure
 
 
@@ -162,7 +218,10 @@ def throughput(settings: Settings, with_raw: bool, with_mm2: bool, with_stock: b
     """Per record size: fill one source topic, measure the raw limit on it, then drain it with
     the defaults and with the stock config (each to its own remote topic)."""
     results: dict[str, Any] = {"raw": {}, "mm2_defaults": {}, "stock": {}}
-    defaults = flows.defaults_flow() if with_mm2 else None
+    live = flows.defaults_flow() if with_mm2 or with_raw else None
+    defaults = live if with_mm2 else None
+    # The raw ceiling runs as many clients as the defaults' connector has source tasks on the topic.
+    clients = measures.raw_clients(int(live.base_config.get("tasks.max", "1")), DEFAULT_PARTITIONS) if live else 1
     stock = flows.stock_flow() if with_stock else None
     for record_size in settings.record_sizes:
         cleanup = Cleanup()
@@ -179,7 +238,7 @@ def throughput(settings: Settings, with_raw: bool, with_mm2: bool, with_stock: b
             raw = None
             if with_raw:
                 print(f"raw limit, {record_size} B")
-                raw = results["raw"][key] = raw_limit(cleanup, settings, topic, record_size)
+                raw = results["raw"][key] = raw_limit(cleanup, settings, topic, record_size, clients)
             if defaults:
                 print(f"MM2 drain with the collection's defaults, {record_size} B")
                 drained = drain(cleanup, defaults, f"bench-{settings.run_id}-defaults{record_size}", topic,
@@ -232,6 +291,10 @@ def scaling(settings: Settings) -> dict[str, Any]:
 
 # ---- latency ----------------------------------------------------------------------------------
 
+# How long a point waits, once sent, for its last records on the target before the curve stops.
+POINT_WAIT_S = 180.0
+
+
 class LatencyConsumer:
     """The console consumer on the target, read line by line as records arrive: each line's
     receipt time minus the send time in the record is the end-to-end latency (the test process
@@ -240,7 +303,7 @@ class LatencyConsumer:
     IDLE_EXIT_MS = 15000
 
     def __init__(self, topic: str, records: int, group: str) -> None:
-        self.received: list[tuple[float, int, float]] = []  # (receipt ms, target append ms, send ms)
+        self.received: list[measures.Arrival] = []  # (receipt ms, target append ms, send ms)
         self.process = subprocess.Popen(
             ["docker", "exec", *perf_tools.PERF_JVM_ENV, TARGET, lab.KAFKA_RUN, lab.CONSOLE_CONSUMER,
              "--bootstrap-server", lab.bootstrap(TARGET), "--command-config", lab.ADMIN_CLIENT_CONFIG,
@@ -260,6 +323,12 @@ class LatencyConsumer:
             if parsed:
                 self.received.append((receipt_ms, parsed[0], parsed[1]))
 
+    def take(self) -> list[measures.Arrival]:
+        """What arrived so far, handed over: the next point counts from an empty list (and the
+        curve does not keep millions of arrivals)."""
+        taken, self.received = self.received, []
+        return taken
+
     def finish(self) -> None:
         try:
             self.process.wait(timeout=self.IDLE_EXIT_MS / 1000 + 60)
@@ -268,41 +337,75 @@ class LatencyConsumer:
         self.thread.join(timeout=10)
 
 
-def paced_produce(topic: str, rate: float, seconds: float, record_size: int) -> int:
-    """A console producer on the source fed at `rate` records/s for `seconds`; each value starts
-    with the time the line was handed to the producer. Returns the records sent."""
-    producer = subprocess.Popen(
-        ["docker", "exec", "-i", *perf_tools.PERF_JVM_ENV, SOURCE, lab.KAFKA_RUN, CONSOLE_PRODUCER,
-         "--bootstrap-server", lab.bootstrap(SOURCE), "--command-config", lab.ADMIN_CLIENT_CONFIG,
-         "--topic", topic, "--producer-property", "acks=all", "--producer-property", "linger.ms=5"],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-    if producer.stdin is None:
-        raise RuntimeError("the console producer has no stdin")
-    started = time.monotonic()
-    sent = 0
-    while (elapsed := time.monotonic() - started) < seconds:
-        due = int(rate * elapsed) - sent
-        if due > 0:
-            lines = [measures.latency_value(time.time() * 1000, record_size) for _index in range(due)]
-            producer.stdin.write("\n".join(lines) + "\n")
-            producer.stdin.flush()
-            sent += due
-        time.sleep(0.01)
-    producer.stdin.close()
-    producer.wait(timeout=120)
-    return sent
+class PacedProducer:
+    """A console producer on the source, started once and fed at a given rate per point; each
+    value starts with the time the line was handed to the producer."""
+
+    def __init__(self, topic: str) -> None:
+        self.process = subprocess.Popen(
+            ["docker", "exec", "-i", *perf_tools.PERF_JVM_ENV, SOURCE, lab.KAFKA_RUN, CONSOLE_PRODUCER,
+             "--bootstrap-server", lab.bootstrap(SOURCE), "--command-config", lab.ADMIN_CLIENT_CONFIG,
+             "--topic", topic, "--producer-property", "acks=all", "--producer-property", "linger.ms=5"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        if self.process.stdin is None:
+            raise RuntimeError("the console producer has no stdin")
+        self.stdin = self.process.stdin
+
+    def send(self, rate: float, seconds: float, record_size: int) -> int:
+        """`rate` records/s for `seconds`; returns the records sent."""
+        started = time.monotonic()
+        sent = 0
+        while (elapsed := time.monotonic() - started) < seconds:
+            due = int(rate * elapsed) - sent
+            if due > 0:
+                lines = [measures.latency_value(time.time() * 1000, record_size) for _index in range(due)]
+                self.stdin.write("\n".join(lines) + "\n")
+                self.stdin.flush()
+                sent += due
+            time.sleep(0.01)
+        return sent
+
+    def close(self) -> None:
+        try:
+            self.stdin.close()
+        except OSError:
+            pass  # the producer is gone already
+        try:
+            self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
-def latency(settings: Settings, rate: float, warmup_s: float = 5.0) -> dict[str, Any]:
-    """p50/p99/max from send on the source to receipt by a consumer on the target, with the
-    defaults' flow running and records sent at `rate` for settings.latency_seconds. Records sent
-    in the first warmup_s seconds are left out (consumer and producer connections settling)."""
+def measure_point(consumer: LatencyConsumer, producer: PacedProducer, fraction: float, rate: float, seconds: float,
+                  record_size: int, warmup_s: float) -> dict[str, Any]:
+    """One point: `rate` records/s for `seconds`, then the wait for all of them on the target.
+    Records sent in the first warmup_s seconds are left out of the figures."""
+    consumer.take()  # nothing is in flight: the previous point's records have all arrived
+    started_ms = time.time() * 1000
+    print(f"latency: {fraction:.0%} of the drain rate, {rate:,.0f} records/s of {record_size} B for {seconds} s")
+    sent = producer.send(rate, seconds, record_size)
+    # Short polls: the consumer ends on its own after IDLE_EXIT_MS without records, so the next
+    # point must start well within that.
+    deadline = time.monotonic() + POINT_WAIT_S
+    while len(consumer.received) < sent and time.monotonic() < deadline and consumer.process.poll() is None:
+        time.sleep(0.5)
+    complete = len(consumer.received) >= sent
+    return measures.latency_point(fraction, rate, sent, consumer.take(), started_ms + warmup_s * 1000, complete)
+
+
+def latency(settings: Settings, drain_rate: float, warmup_s: float = 5.0) -> dict[str, Any]:
+    """The latency curve: with the defaults' flow running on one topic, records sent at each
+    fraction of drain_rate (settings.latency_fractions, lowest first) for settings.latency_seconds
+    each; per point p50/p99/max from send on the source to receipt by a consumer on the target,
+    and the delivered rate. One connector, producer and consumer serve every point. A point whose
+    records do not all arrive within POINT_WAIT_S ends the curve: the backlog would load the next."""
     defaults = flows.defaults_flow()
     record_size = settings.record_sizes[0]
     topic = f"bench.{settings.run_id}.latency"
     remote = defaults.remote_topic(topic)
     name = f"bench-{settings.run_id}-latency"
     group = name
+    points: list[dict[str, Any]] = []
     cleanup = Cleanup()
     try:
         create_topic_pair(cleanup, topic, remote, DEFAULT_PARTITIONS)
@@ -312,32 +415,23 @@ def latency(settings: Settings, rate: float, warmup_s: float = 5.0) -> dict[str,
         lab.wait_until(lambda: expected_partitions <= lab.task_assignments(name, "task.assigned.partitions"), 120,
                        f"{name} to read {topic}")
         consumer = LatencyConsumer(remote, 1 << 30, group)
-        time.sleep(warmup_s)  # the consumer's JVM start and group join
-        started_ms = time.time() * 1000
-        print(f"latency: {rate:,.0f} records/s of {record_size} B for {settings.latency_seconds} s")
-        sent = paced_produce(topic, rate, settings.latency_seconds, record_size)
-        lab.wait_until(lambda: len(consumer.received) >= sent, 120, "the latency records on the target", interval=1)
-        consumer.finish()
+        producer = PacedProducer(topic)
+        time.sleep(warmup_s)  # both JVMs' start and the consumer's group join
+        try:
+            for fraction in sorted(settings.latency_fractions):
+                point = measure_point(consumer, producer, fraction, drain_rate * fraction, settings.latency_seconds,
+                                      record_size, warmup_s)
+                points.append(point)
+                if not point["complete"]:
+                    print(f"  {fraction:.0%}: not all records arrived within {POINT_WAIT_S:.0f} s; the curve ends here")
+                    break
+        finally:
+            producer.close()
+            consumer.finish()
     finally:
         cleanup.run()
         lab.delete_group(TARGET, group)
-    measured = [entry for entry in consumer.received if entry[2] >= started_ms + warmup_s * 1000]
-    if not measured:
-        raise RuntimeError("no latency record arrived after the warm-up")
-    return {"rate_records_per_s": round(rate, 1), "record_size": record_size, "seconds": settings.latency_seconds,
-            "sent": sent, "received": len(consumer.received), "warmup_s": warmup_s,
-            # Whether the whole chain kept up: received records over the span of their receipt.
-            "delivered_records_per_s": round(delivered_rate(consumer.received), 1),
-            "end_to_end": measures.latency_summary([receipt - send for receipt, _append, send in measured]),
-            "to_target_log": measures.latency_summary([append - send for _receipt, append, send in measured])}
-
-
-def delivered_rate(received: list[tuple[float, int, float]]) -> float:
-    if len(received) < 2:
-        return 0.0
-    span_s = (received[-1][0] - received[0][0]) / 1000
-    return len(received) / span_s if span_s > 0 else 0.0
-
-
-def throughput_rate(figure: dict[str, Any]) -> Rate:
-    return Rate(figure["records_per_s"], figure["mib_per_s"])
+    return {"drain_records_per_s": round(drain_rate, 1), "record_size": record_size,
+            "seconds": settings.latency_seconds, "warmup_s": warmup_s,
+            "fractions": sorted(settings.latency_fractions), "points": points,
+            "knee_fraction": measures.knee(points, report.GOAL_P99_MS), "first_behind_fraction": measures.first_behind(points)}

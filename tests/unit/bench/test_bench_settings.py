@@ -27,15 +27,21 @@ def test_unknown_parts_are_refused() -> None:
 
 
 def test_settings_from_the_environment() -> None:
-    settings = bench_main.settings_from({"BENCH_RECORDS": "3000", "BENCH_SIZES": "100", "BENCH_LATENCY_SECONDS": "5"})
+    settings = bench_main.settings_from({"BENCH_RECORDS": "3000", "BENCH_SIZES": "100", "BENCH_LATENCY_SECONDS": "5",
+                                         "BENCH_LATENCY_PERCENTS": "50, 10"})
     assert (settings.records, settings.record_sizes, settings.latency_seconds) == (3000, (100,), 5)
-    assert bench_main.settings_from({}).record_sizes == (1024, 100)
+    assert settings.latency_fractions == (0.1, 0.5)
+    defaults = bench_main.settings_from({})
+    assert defaults.record_sizes == (1024, 100)
+    assert (defaults.latency_seconds, defaults.latency_fractions) == (30, (0.1, 0.25, 0.5, 0.75, 0.9))
 
 
-def test_latency_runs_at_half_the_measured_defaults_rate() -> None:
+def test_the_latency_curve_is_offered_as_fractions_of_the_measured_drain_rate() -> None:
     measured = {"settings": {"record_sizes": [1024]}, "mm2_defaults": {"1024": {"records_per_s": 9000.0}}}
-    assert bench_main.latency_rate(measured) == 4500.0
-    assert bench_main.latency_rate({"settings": {"record_sizes": [1024]}}) == bench_main.FALLBACK_LATENCY_RATE
+    assert bench_main.drain_rate(measured) == 9000.0
+    assert bench_main.drain_rate({"settings": {"record_sizes": [1024]}}) == bench_main.FALLBACK_DRAIN_RATE
+    # Without a drain the 50 % point sends what the single point sent before: 2,000 records/s.
+    assert bench_main.FALLBACK_DRAIN_RATE * 0.5 == 2000.0
 
 
 def test_a_config_for_one_topic_keeps_everything_else() -> None:

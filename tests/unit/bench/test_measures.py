@@ -1,6 +1,9 @@
-"""Rates from arrival timestamps, percentiles, ratios and the latency records' format."""
+"""Rates from arrival timestamps, percentiles, ratios, the latency records' format, the raw ceiling
+and the latency curve."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -66,3 +69,87 @@ def test_ratio_is_missing_without_both_figures() -> None:
 
 def test_slower_rate_bounds_a_pipeline() -> None:
     assert measures.slower(Rate(5.0, 1.0), Rate(7.0, 0.5)) == Rate(5.0, 1.0)
+
+
+# ---- the raw ceiling ----------------------------------------------------------------------------
+
+def test_the_ceiling_runs_as_many_clients_as_mm2_has_tasks_on_the_topic() -> None:
+    assert measures.raw_clients(2, 3) == 2
+    assert measures.raw_clients(4, 3) == 3  # no more tasks than partitions
+    assert measures.raw_clients(0, 3) == 1
+
+
+def test_records_are_shared_out_to_the_last_one() -> None:
+    assert measures.split_records(200000, 2) == [100000, 100000]
+    assert measures.split_records(10, 3) == [4, 3, 3]
+
+
+def test_a_concurrent_run_sums_each_side_and_keeps_the_slower() -> None:
+    run = measures.concurrent_run("lz4", [Rate(10000.0, 9.8), Rate(12000.0, 11.7)], [Rate(30000.0, 29.3)])
+    assert run["producer_sum"] == {"records_per_s": 22000.0, "mib_per_s": 21.5}
+    assert run["consumer_sum"] == {"records_per_s": 30000.0, "mib_per_s": 29.3}
+    assert run["slower_side"] == run["producer_sum"] and run["limited_by"] == "producers"
+    assert (run["compression"], run["clients"], len(run["producers"])) == ("lz4", 2, 2)
+
+
+def test_the_ceiling_is_the_best_runs_slower_side_with_its_settings() -> None:
+    lz4 = measures.concurrent_run("lz4", [Rate(20000.0, 19.5)] * 2, [Rate(15000.0, 14.6)] * 2)  # 30,000: consumers
+    none = measures.concurrent_run("none", [Rate(17000.0, 16.6)] * 2, [Rate(40000.0, 39.1)] * 2)  # 34,000: producers
+    assert measures.best_ceiling([lz4, none]) == {"records_per_s": 34000.0, "mib_per_s": 33.2, "compression": "none",
+                                                  "clients": 2, "limited_by": "producers"}
+    assert measures.best_ceiling([lz4])["compression"] == "lz4"
+    with pytest.raises(ValueError):
+        measures.best_ceiling([])
+
+
+# ---- the latency curve ----------------------------------------------------------------------------
+
+def arrivals(count: int, send_start_ms: float, every_ms: float, latency_ms: float) -> list[tuple[float, int, float]]:
+    return [(send_start_ms + index * every_ms + latency_ms, int(send_start_ms + index * every_ms + latency_ms / 2),
+             send_start_ms + index * every_ms) for index in range(count)]
+
+
+def test_a_point_leaves_out_its_warm_up_and_measures_what_arrived() -> None:
+    # 1,000 records/s for 10 s; the first 5 s (sent before 5,000 ms) arrive late and are left out.
+    early = [(send + 3000.0, int(send + 2000), send) for _receipt, _append, send in arrivals(5000, 0.0, 1.0, 0.0)]
+    steady = arrivals(5000, 5000.0, 1.0, 20.0)
+    point = measures.latency_point(0.25, 1000.0, 10000, early + steady, 5000.0, complete=True)
+    assert (point["sent"], point["received"], point["measured"]) == (10000, 10000, 5000)
+    assert point["end_to_end"]["p99_ms"] == 20.0 and point["to_target_log"]["p50_ms"] == 10.0
+    assert point["delivered_records_per_s"] == pytest.approx(1000.0, rel=0.01)
+    assert point["delivered_to_offered"] == pytest.approx(1.0, abs=0.01)
+    assert point["fraction"] == 0.25 and point["complete"]
+
+
+def test_a_point_without_steady_records_is_an_error() -> None:
+    with pytest.raises(ValueError, match="25%"):
+        measures.latency_point(0.25, 1000.0, 10, arrivals(10, 0.0, 1.0, 5.0), 5000.0, complete=False)
+
+
+def test_delivered_rate_is_records_over_their_receipt_span() -> None:
+    assert measures.delivered_rate(arrivals(1001, 0.0, 2.0, 0.0)) == pytest.approx(500.5)
+    assert measures.delivered_rate(arrivals(1, 0.0, 1.0, 0.0)) == 0.0
+
+
+def curve_point(fraction: float, p99_ms: float, delivered_to_offered: float = 1.0,
+                complete: bool = True) -> dict[str, Any]:
+    return {"fraction": fraction, "complete": complete, "delivered_to_offered": delivered_to_offered,
+            "end_to_end": {"p99_ms": p99_ms}}
+
+
+def test_the_knee_is_the_highest_load_up_to_which_p99_stays_within_the_limit() -> None:
+    points = [curve_point(0.5, 1500.0), curve_point(0.1, 30.0), curve_point(0.25, 999.0), curve_point(0.75, 800.0)]
+    # In load order: 10 and 25 % pass, 50 % fails; the 75 % pass above a failure is noise.
+    assert measures.knee(points, 1000.0) == 0.25
+    assert measures.knee([curve_point(0.1, 1001.0)], 1000.0) is None
+    assert measures.knee([curve_point(0.1, 10.0), curve_point(0.9, 900.0)], 1000.0) == 0.9
+    assert measures.knee([curve_point(0.1, 10.0, complete=False)], 1000.0) is None
+    assert measures.knee([], 1000.0) is None
+
+
+def test_the_chain_falls_behind_at_the_first_load_it_did_not_deliver() -> None:
+    points = [curve_point(0.75, 5000.0, 0.7), curve_point(0.1, 30.0), curve_point(0.5, 900.0, 0.949),
+              curve_point(0.25, 60.0, 0.99)]
+    assert measures.first_behind(points) == 0.5
+    assert measures.first_behind([curve_point(0.1, 30.0), curve_point(0.9, 30.0, 0.96)]) is None
+    assert measures.first_behind([curve_point(0.1, 30.0, 1.0, complete=False)]) == 0.1

@@ -73,3 +73,50 @@ def test_producer_runs_with_the_flows_producer_settings_on_the_client_listener()
     assert args[args.index("--bootstrap-server") + 1] == "dst-kafka-1:9094"
     assert args[args.index("--command-property") + 1:] == list(perf_tools.FLOW_PRODUCER_PROPS)
     assert args[args.index("--record-size") + 1] == "1024"
+
+
+def test_tools_run_with_c2_and_g1_not_kafka_runs_c1_only_flags() -> None:
+    """kafka-run's default KAFKA_TOOL_OPTS (C1 alone, serial GC) is replaced as a whole."""
+    command = perf_tools.tool_command("task-1-1", perf_tools.PRODUCER_PERFORMANCE, "--topic", "t")
+    assert command[:4] == ["docker", "exec", "-e", f"KAFKA_TOOL_OPTS={perf_tools.PERF_JVM_OPTIONS}"]
+    assert command[4:7] == ["task-1-1", perf_tools.lab.KAFKA_RUN, perf_tools.PRODUCER_PERFORMANCE]
+    options = perf_tools.PERF_JVM_OPTIONS.split()
+    assert "-XX:+UseG1GC" in options and "-XX:TieredStopAtLevel=4" in options
+    assert "-XX:TieredStopAtLevel=1" not in options and "-XX:+UseSerialGC" not in options
+
+
+def test_compression_is_replaced_and_the_rest_of_the_flows_settings_kept() -> None:
+    props = perf_tools.with_compression(perf_tools.FLOW_PRODUCER_PROPS, "none")
+    assert props == ("acks=all", "linger.ms=20", "batch.size=131072", "compression.type=none")
+    assert perf_tools.with_compression(perf_tools.FLOW_PRODUCER_PROPS, "lz4") == perf_tools.FLOW_PRODUCER_PROPS
+
+
+def test_a_group_consumer_waits_the_idle_timeout_it_is_given() -> None:
+    args = perf_tools.consumer_args("t", 100, "/root/c.properties", "src-kafka-1:9094", "g", 10000)
+    assert args[args.index("--timeout") + 1] == "10000"
+    assert perf_tools.consumer_args("t", 100, "/c", "b", "g")[-1] == "60000"
+
+
+TIMED_OUT_OUTPUT = """\
+start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, \
+fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
+WARNING: Exiting before consuming the expected number of messages: timeout (10000 ms) exceeded. You can use \
+the --timeout option to increase the timeout.
+2026-11-24 12:14:41:090, 2026-11-24 12:14:55:590, 65.1042, 4.4900, 66667, 4597.7241, 500, 14000, 4.6503, \
+4761.9286
+"""
+
+
+def test_a_consumer_that_ended_on_its_timeout_is_rated_without_the_idle_wait() -> None:
+    rate = perf_tools.parse_consumer_summary(TIMED_OUT_OUTPUT, idle_timeout_ms=10000)
+    # 14,000 ms of fetch time, of which the last 10,000 waited for records that never came.
+    assert rate.records_per_s == pytest.approx(66667 / 4.0)
+    assert rate.mib_per_s == pytest.approx(65.1042 / 4.0)
+    # Without the idle timeout given, the tool's own fetch rate (the warning line is skipped).
+    assert perf_tools.parse_consumer_summary(TIMED_OUT_OUTPUT) == Rate(4761.9286, 4.6503)
+
+
+def test_a_consumer_that_read_nothing_before_its_timeout_has_a_zero_rate() -> None:
+    output = TIMED_OUT_OUTPUT.replace("65.1042, 4.4900, 66667, 4597.7241, 500, 14000, 4.6503, 4761.9286",
+                                      "0.0000, 0.0000, 0, 0.0000, 500, 9000, 0.0000, 0.0000")
+    assert perf_tools.parse_consumer_summary(output, idle_timeout_ms=10000) == Rate(0.0, 0.0)

@@ -1,0 +1,147 @@
+"""The raw ceiling's and the latency curve's orchestration, with the lab's tools replaced by fakes."""
+
+from __future__ import annotations
+
+import sys
+import pytest
+
+from bench import flows, measures, perf_tools, replication
+
+
+def test_raw_clients_spread_over_the_workers_as_mm2_spreads_its_tasks() -> None:
+    assert replication.client_hosts(2, ("task-1-1", "task-1-2")) == ["task-1-1", "task-1-2"]
+    assert replication.client_hosts(3, ("task-1-1", "task-1-2")) == ["task-1-1", "task-1-2", "task-1-1"]
+    assert replication.client_hosts(1, ("task-1-1", "task-1-2")) == ["task-1-1"]
+
+
+def test_side_by_side_returns_every_output_in_order() -> None:
+    commands = [("first", [sys.executable, "-c", "import time; time.sleep(0.2); print('a')"]),
+                ("second", [sys.executable, "-c", "print('b')"])]
+    assert replication.side_by_side(commands) == ["a\n", "b\n"]
+
+
+def test_side_by_side_waits_for_all_and_names_the_ones_that_failed() -> None:
+    commands = [("bad producer", [sys.executable, "-c", "import sys; sys.exit(3)"]),
+                ("good consumer", [sys.executable, "-c", "print('b')"])]
+    with pytest.raises(RuntimeError, match="bad producer exited 3"):
+        replication.side_by_side(commands)
+
+
+PRODUCER_LINE = "{records} records sent, {rate} records/sec (9.77 MB/sec), 5.0 ms avg latency, 9.0 ms max latency.\n"
+CONSUMER_LINES = ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
+                  "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"
+                  "WARNING: Exiting before consuming the expected number of messages: timeout (10000 ms) exceeded.\n"
+                  "2026-01-01 00:00:00:000, 2026-01-01 00:00:15:000, 97.6563, 6.5, {records}, 1.0, 1000, 14000, "
+                  "1.0, 1.0\n")
+
+
+def test_a_concurrent_raw_run_starts_n_producers_and_n_consumers_and_sums_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[list[str]] = []
+
+    def fake_side_by_side(commands: list[tuple[str, list[str]]]) -> list[str]:
+        started.extend(command for _what, command in commands)
+        return [PRODUCER_LINE.format(records=100000, rate=10000.0), PRODUCER_LINE.format(records=100000, rate=12000.0),
+                CONSUMER_LINES.format(records=133334), CONSUMER_LINES.format(records=66666)]
+
+    monkeypatch.setattr(replication, "side_by_side", fake_side_by_side)
+    configs = {"w1": ("/p1", "/c1"), "w2": ("/p2", "/c2")}
+    run = replication.concurrent_raw_run(["w1", "w2"], configs, "src.bench.1.raw1024.none", "bench.1.size1024",
+                                         200000, 1024, "bench-1-raw1024.none", "none")
+    producers, consumers = started[:2], started[2:]
+    assert [command[4] for command in started] == ["w1", "w2", "w1", "w2"]
+    for command, config in zip(producers, ("/p1", "/p2")):
+        assert command[5:7] == [perf_tools.lab.KAFKA_RUN, perf_tools.PRODUCER_PERFORMANCE]
+        assert command[command.index("--num-records") + 1] == "100000"
+        assert command[command.index("--command-config") + 1] == config
+        assert command[command.index("--bootstrap-server") + 1] == f"{replication.TARGET}:9094"
+        assert "compression.type=none" in command and "acks=all" in command
+    for command in consumers:
+        assert command[6] == perf_tools.CONSUMER_PERFORMANCE
+        # One group; each consumer may read the whole topic, and ends once its partitions are read.
+        assert command[command.index("--group") + 1] == "bench-1-raw1024.none"
+        assert command[command.index("--num-records") + 1] == "200000"
+        assert command[command.index("--timeout") + 1] == str(perf_tools.GROUP_IDLE_TIMEOUT_MS)
+        assert command[command.index("--bootstrap-server") + 1] == f"{replication.SOURCE}:9094"
+    assert run["producer_sum"]["records_per_s"] == 22000.0
+    # 133,334 + 66,666 records, each over 14 s of fetch time less the 10 s idle wait.
+    assert run["consumer_sum"]["records_per_s"] == pytest.approx(50000.0)
+    assert run["limited_by"] == "producers" and run["compression"] == "none" and run["clients"] == 2
+
+
+def test_mm2_is_rated_against_the_ceiling() -> None:
+    drained = measures.Drain(200000, 1024, 0, 8000)
+    raw = {"ceiling": {"records_per_s": 50000.0, "mib_per_s": 48.8, "compression": "none", "clients": 2}}
+    assert replication.mm2_figure(drained, raw)["ratio_to_ceiling"] == 0.5
+    assert "ratio_to_ceiling" not in replication.mm2_figure(drained, None)
+
+
+class FakeConsumer:
+    """Receives what FakeProducer sends after `latency_ms`, up to `keeps_up` records/s."""
+
+    def __init__(self) -> None:
+        self.received: list[measures.Arrival] = []
+        self.process = type("Process", (), {"poll": staticmethod(lambda: None)})()
+
+    def take(self) -> list[measures.Arrival]:
+        taken, self.received = self.received, []
+        return taken
+
+    def finish(self) -> None:
+        pass
+
+
+class FakeProducer:
+    def __init__(self, consumer: FakeConsumer, keeps_up: float, latency_ms: float) -> None:
+        self.consumer, self.keeps_up, self.latency_ms = consumer, keeps_up, latency_ms
+        self.rates: list[float] = []
+        self.closed = False
+
+    def send(self, rate: float, seconds: float, _record_size: int) -> int:
+        self.rates.append(rate)
+        sent = int(rate * seconds)
+        arriving = sent if rate <= self.keeps_up else sent // 2  # above the limit, half is still in flight
+        self.consumer.received += [(index * 1000 / rate + self.latency_ms, 0, index * 1000 / rate)
+                                   for index in range(arriving)]
+        return sent
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_point_measures_only_what_its_own_sends_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
+    consumer = FakeConsumer()
+    consumer.received = [(1.0, 0, 0.0)] * 7  # a previous point's records: not this point's
+    producer = FakeProducer(consumer, keeps_up=1e9, latency_ms=25.0)
+    monkeypatch.setattr(replication.time, "time", lambda: 0.0)
+    point = replication.measure_point(consumer, producer, 0.5, 100.0, 10, 1024, 2.0)  # type: ignore[arg-type]
+    assert (point["sent"], point["received"], point["measured"]) == (1000, 1000, 800)
+    assert point["complete"] and point["end_to_end"]["p99_ms"] == 25.0
+    assert consumer.received == []
+
+
+def test_the_curve_runs_each_fraction_lowest_first_and_ends_at_a_point_cut_short(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    consumer = FakeConsumer()
+    producer = FakeProducer(consumer, keeps_up=5000.0, latency_ms=40.0)
+    lab_calls: list[str] = []
+    monkeypatch.setattr(replication, "LatencyConsumer", lambda *_args: consumer)
+    monkeypatch.setattr(replication, "PacedProducer", lambda *_args: producer)
+    monkeypatch.setattr(replication, "POINT_WAIT_S", 0.0)
+    monkeypatch.setattr(replication, "create_topic_pair", lambda *_args: lab_calls.append("topics"))
+    monkeypatch.setattr(replication, "retry", lambda action, _what: action())
+    monkeypatch.setattr(replication.time, "sleep", lambda _seconds: None)
+    monkeypatch.setattr(replication.time, "time", lambda: 0.0)
+    monkeypatch.setattr(replication.lab, "wait_until", lambda *_args, **_kwargs: True)
+    monkeypatch.setattr(replication.lab, "delete_group", lambda *_args: lab_calls.append("group"))
+    monkeypatch.setattr(replication.Cleanup, "run", lambda _self: lab_calls.append("cleanup"))
+    monkeypatch.setattr(flows, "defaults_flow", lambda: flows.Flow("defaults", {"source.cluster.alias": "bench"}))
+    monkeypatch.setattr(flows, "deploy", lambda *_args: lab_calls.append("deploy"))
+    settings = replication.Settings("1", 1000, (1024,), 10, latency_fractions=(0.9, 0.1, 0.5, 0.25, 0.75))
+    curve = replication.latency(settings, 10000.0, warmup_s=1.0)
+    # 10 %, 25 % and 50 % (5,000 rec/s) keep up; 75 % leaves records in flight: the curve ends there.
+    assert producer.rates == [1000.0, 2500.0, 5000.0, 7500.0]
+    assert [point["fraction"] for point in curve["points"]] == [0.1, 0.25, 0.5, 0.75]
+    assert [point["complete"] for point in curve["points"]] == [True, True, True, False]
+    assert curve["knee_fraction"] == 0.5 and curve["first_behind_fraction"] == 0.75
+    assert curve["fractions"] == [0.1, 0.25, 0.5, 0.75, 0.9] and curve["drain_records_per_s"] == 10000.0
+    assert producer.closed and lab_calls == ["topics", "deploy", "cleanup", "group"]
