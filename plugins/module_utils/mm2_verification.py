@@ -50,6 +50,8 @@ METRICS: Dict[str, Tuple[str, str]] = {
     'consecutive_failures': ('gauge', 'Increments that did not complete since the last one that did.'),
     'last_exit_status': ('gauge', 'Exit code of the last increment (128 + signal number when killed).'),
     'last_run_timestamp_seconds': ('gauge', 'Unix time the last increment ended, completed or not.'),
+    'cpu_seconds_total': ('counter', 'CPU seconds the increments used (Spark included), from their unit\'s cgroup v2 cpu.stat.'),
+    'last_cpu_seconds': ('gauge', 'CPU seconds the last increment used, completed or not.'),
     'interval_seconds': ('gauge', 'Seconds the timer waits between the end of an increment and the start of the next.'),
     'metrics_age_seconds': ('gauge', 'Seconds since the last completed increment wrote the flow\'s metrics file (served by the exporter).'),
     'exporter_file_errors_total': ('counter', 'Metrics files the exporter could not read.'),
@@ -147,15 +149,53 @@ def exit_status(exit_code: str, status: str) -> int:
         return 255
 
 
-def record_run(previous: Mapping[str, Any], code: int, now: float) -> Dict[str, Any]:
-    """The run record after one more run ended with `code`."""
+# Where cgroup v2 is mounted: alone, or beside v1 controllers (a hybrid host).
+CGROUP_V2_ROOTS = ('/sys/fs/cgroup', '/sys/fs/cgroup/unified')
+
+
+def cgroup_v2_path(proc_self_cgroup: str) -> Optional[str]:
+    """The process's cgroup v2 path from /proc/self/cgroup (its ``0::`` line)."""
+    for line in proc_self_cgroup.splitlines():
+        if line.startswith('0::'):
+            return line[3:].strip() or None
+    return None
+
+
+def cpu_usage_seconds(cpu_stat: str) -> Optional[float]:
+    """``usage_usec`` of a cgroup v2 cpu.stat, in seconds."""
+    for line in cpu_stat.splitlines():
+        name, _space, value = line.partition(' ')
+        if name == 'usage_usec' and value.strip().isdigit():
+            return int(value) / 1e6
+    return None
+
+
+def unit_cpu_seconds(proc_self_cgroup: str, read: Any) -> Optional[float]:
+    """The CPU the caller's cgroup used so far. An ExecStopPost hook runs in its unit's cgroup,
+    which still holds the usage of the increment's processes that ended: the increment's CPU.
+    `read(path)` returns a file's text or None. None without cgroup v2 (not an error)."""
+    path = cgroup_v2_path(proc_self_cgroup)
+    if path is None:
+        return None
+    for root in CGROUP_V2_ROOTS:
+        text = read('%s%s/cpu.stat' % (root, path.rstrip('/')))
+        if text is not None:
+            return cpu_usage_seconds(text)
+    return None
+
+
+def record_run(previous: Mapping[str, Any], code: int, now: float, cpu_seconds: Optional[float] = None) -> Dict[str, Any]:
+    """The run record after one more run ended with `code`, having used `cpu_seconds` (None: unknown)."""
     record = {
         'runs': int(previous.get('runs', 0)) + 1,
         'failures': int(previous.get('failures', 0)),
         'consecutive_failures': int(previous.get('consecutive_failures', 0)),
         'last_exit_status': code,
         'last_run_at': round(now, 3),
+        'cpu_seconds': round(float(previous.get('cpu_seconds', 0.0)) + (cpu_seconds or 0.0), 3),
     }
+    if cpu_seconds is not None:
+        record['last_cpu_seconds'] = round(cpu_seconds, 3)
     if code in COMPLETED_EXIT_CODES:
         record['consecutive_failures'] = 0
     else:
@@ -174,6 +214,9 @@ def runs_metrics(flow: str, record: Mapping[str, Any], interval_s: float) -> str
         'last_run_timestamp_seconds': [sample('last_run_timestamp_seconds', base, float(record.get('last_run_at', 0)))],
         'interval_seconds': [sample('interval_seconds', base, interval_s)],
     }
+    if 'last_cpu_seconds' in record:
+        out['cpu_seconds_total'] = [sample('cpu_seconds_total', base, float(record.get('cpu_seconds', 0.0)))]
+        out['last_cpu_seconds'] = [sample('last_cpu_seconds', base, float(record['last_cpu_seconds']))]
     return exposition(out)
 
 
@@ -187,10 +230,18 @@ def load_record(path: str) -> Dict[str, Any]:
     return document if isinstance(document, dict) else {}
 
 
-def after_run(directory: str, flow: str, code: int, interval_s: float, now: float) -> Dict[str, Any]:
+def read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding='utf-8') as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def after_run(directory: str, flow: str, code: int, interval_s: float, now: float, cpu_seconds: Optional[float] = None) -> Dict[str, Any]:
     """Count the run that just ended and rewrite the flow's run metrics."""
     path = os.path.join(directory, '%s%s.json' % (UNSAFE.sub('_', flow), RUNS_SUFFIX))
-    record = record_run(load_record(path), code, now)
+    record = record_run(load_record(path), code, now, cpu_seconds)
     write_atomically(path, json.dumps(record, sort_keys=True) + '\n')
     write_atomically(metrics_file(directory, flow, runs=True), runs_metrics(flow, record, interval_s))
     return record

@@ -328,6 +328,13 @@ def delete_target_records(topic: str, before: int) -> None:
                   lab.bootstrap(lab.TARGET_BROKER), "--offset-json-file", path)
 
 
+def kept_reports() -> list[dict[str, Any]]:
+    """The increments' JSON reports kept on the node (the newest replication_check_continuous_keep_reports)."""
+    listing = node("python3", "-c", "import glob, json, sys; json.dump([json.load(open(name)) for name in "
+                   f"sorted(glob.glob('{STATE_DIR}/reports/{VERIFY_FLOW}/increment-*.json'))], sys.stdout)")
+    return json.loads(listing)
+
+
 def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: lab.PlaybookRun) -> None:
     """Under load (a paced producer on another drill topic), the increments held for the tamper only:
     copies an increment already proved are not read again, so the deletion must reach records no
@@ -360,9 +367,8 @@ def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: l
         "timestamp_type_change": 0, "truncated": 0}, found
     assert found.get("duplicate", 0) == 0, found
     # The evidence: each finding's offsets in the increments' reports on the node.
-    listed = node("sh", "-c", f"cat {STATE_DIR}/reports/{VERIFY_FLOW}/increment-*.json")
-    evidence = [finding for document in re.split(r"(?<=\})\s*(?=\{)", listed.strip()) if document
-                for finding in json.loads(document).get("findings", []) if finding.get("topic") == TAMPERED]
+    evidence = [finding for document in kept_reports()
+                for finding in document["incremental"]["findings"] if finding["topic"] == TAMPERED]
     missing = sorted(finding["source_offset"] for finding in evidence if finding["kind"] == "missing")
     unexpected = sorted(finding["target_offset"] for finding in evidence if finding["kind"] == "unexpected")
     assert missing == list(range(TAMPER_PROVEN, deleted_before)), missing

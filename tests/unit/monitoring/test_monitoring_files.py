@@ -362,7 +362,7 @@ def verification_labels() -> Dict[str, Set[str]]:
     partition = {'proven': 5, 'source_end': 6, 'verified_at': 1.0, 'cumulative': {'records_judged': 5}}
     state = {'topics': {'foo.orders': {'partitions': {'0': partition}}}}
     text = mm2_verification.increment_metrics('src-dst', state, 2.0, 1.0, 5)
-    text += mm2_verification.runs_metrics('src-dst', mm2_verification.record_run({}, 0, 2.0), 60)
+    text += mm2_verification.runs_metrics('src-dst', mm2_verification.record_run({}, 0, 2.0, 4.5), 60)
     families, _meta = mm2_verification.merge_expositions([text])
     labels = exposition_labels(text)
     labels['kafka_dr_verification_metrics_age_seconds'] = {'flow'}

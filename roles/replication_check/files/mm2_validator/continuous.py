@@ -71,14 +71,16 @@ def serve(directory: str, address: str, port: int) -> ThreadingHTTPServer:
 def after_run(args: argparse.Namespace, environ: Optional[dict] = None) -> int:
     environ = dict(os.environ if environ is None else environ)
     code = mm2_verification.exit_status(environ.get("EXIT_CODE", "exited"), environ.get("EXIT_STATUS", "0"))
-    record = mm2_verification.after_run(args.dir, args.flow, code, args.interval, time.time())
+    cpu_seconds = mm2_verification.unit_cpu_seconds(mm2_verification.read_text("/proc/self/cgroup") or "", mm2_verification.read_text)
+    record = mm2_verification.after_run(args.dir, args.flow, code, args.interval, time.time(), cpu_seconds)
     kept = None
     if args.reports:
         kept = mm2_verification.archive_report(args.reports, os.path.join(args.reports, "latest.json"), args.keep)
     outcome = "completed" if code in mm2_verification.COMPLETED_EXIT_CODES else "FAILED"
     LOG.info(
-        "flow %s: increment %s (exit %d, %s); %d failed in a row; report %s",
-        args.flow, outcome, code, environ.get("SERVICE_RESULT", "?"), record["consecutive_failures"], kept or "none",
+        "flow %s: increment %s (exit %d, %s, %s CPU seconds); %d failed in a row; report %s",
+        args.flow, outcome, code, environ.get("SERVICE_RESULT", "?"), "?" if cpu_seconds is None else f"{cpu_seconds:.1f}",
+        record["consecutive_failures"], kept or "none",
     )
     return 0
 

@@ -117,3 +117,30 @@ def test_the_exporter_merges_every_flows_files_with_their_age(tmp_path: Path) ->
 def test_the_exporter_counts_a_directory_it_cannot_read(tmp_path: Path) -> None:
     text, errors = mv.exporter_text(str(tmp_path / 'absent'), 1.0, errors=2)
     assert errors == 3 and 'kafka_dr_verification_exporter_file_errors_total 3' in text
+
+
+CPU_STAT = 'usage_usec 11231413\nuser_usec 10275086\nsystem_usec 956327\n'
+
+
+def test_the_increments_cpu_comes_from_its_units_cgroup_v2_on_a_hybrid_host():
+    proc = '1:cpu:/docker/abc\n0::/docker/abc/system.slice/kafka-dr-verify-src-dst.service\n'
+    files = {'/sys/fs/cgroup/unified/docker/abc/system.slice/kafka-dr-verify-src-dst.service/cpu.stat': CPU_STAT}
+    assert mv.unit_cpu_seconds(proc, files.get) == 11.231413
+
+
+def test_without_cgroup_v2_the_cpu_is_unknown_and_no_cpu_metric_is_written(tmp_path):
+    assert mv.unit_cpu_seconds('1:cpu:/docker/abc\n', {}.get) is None
+    assert mv.unit_cpu_seconds('0::/system.slice/x.service\n', {}.get) is None
+    record = mv.after_run(str(tmp_path), 'src-dst', 0, 60, 1.0)
+    assert 'last_cpu_seconds' not in record
+    assert 'cpu_seconds_total' not in open(mv.metrics_file(str(tmp_path), 'src-dst', runs=True)).read()
+
+
+def test_cpu_seconds_add_up_over_runs_and_the_last_one_is_shown(tmp_path):
+    directory = str(tmp_path)
+    mv.after_run(directory, 'src-dst', 0, 60, 1.0, 12.5)
+    record = mv.after_run(directory, 'src-dst', 137, 60, 2.0, 3.25)
+    assert (record['cpu_seconds'], record['last_cpu_seconds']) == (15.75, 3.25)
+    text = open(mv.metrics_file(directory, 'src-dst', runs=True)).read()
+    assert 'kafka_dr_verification_cpu_seconds_total{flow="src-dst"} 15.75' in text
+    assert 'kafka_dr_verification_last_cpu_seconds{flow="src-dst"} 3.25' in text
