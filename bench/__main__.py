@@ -10,12 +10,16 @@ Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
   scaling    the defaults' drain with tasks.max 1, 2, 4 over 6 partitions
   validator  the PySpark validation job's records/s next to a plain consumer, at 1x and 4x the
              records, in-process and on the lab's Spark standalone cluster (BENCH_SPARK_CLUSTER=0: not)
+  verification  continuous verification's cost: its increment's records/s next to a plain consumer,
+             the lag from a record on the target to its proof at a steady paced load, and the CPU
+             the increments use at that load (BENCH_VERIFY_RATE records/s for BENCH_VERIFY_SECONDS)
   tuning     the defaults' drain next to one-setting variants of it (producer batching, compression,
              consumer fetch sizes, max.poll.records, in-flight requests), ratio to the defaults; on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
 Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
 bytes, default 1024,100), BENCH_LATENCY_SECONDS (seconds per latency point, default 30),
-BENCH_LATENCY_PERCENTS (the latency points, default 10,25,50,75,90), BENCH_OUT (default build/bench).
+BENCH_LATENCY_PERCENTS (the latency points, default 10,25,50,75,90), BENCH_VERIFY_RATE (default 500),
+BENCH_VERIFY_SECONDS (default 180), BENCH_VERIFY_INTERVAL (default: the role's), BENCH_OUT (default build/bench).
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench import flows, replication, report, tuning, validator_throughput
+from bench import flows, replication, report, tuning, validator_throughput, verification_cost
 from tests.integration import lab
 
-ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "tuning", "deploy")
+ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "verification", "tuning", "deploy")
 ON_REQUEST_PARTS = ("tuning", "deploy")
 DEFAULT_PARTS = tuple(name for name in ALL_PARTS if name not in ON_REQUEST_PARTS)
 # Without a measured MM2 rate (BENCH_PARTS without mm2) the latency curve takes this drain rate
@@ -120,6 +124,10 @@ def main() -> None:
         if "validator" in parts:
             run_part(results, "validator", lambda: {"validator": validator_throughput.measure(
                 settings.records, os.environ.get("BENCH_SPARK_CLUSTER", "1") == "1")})
+        if "verification" in parts:
+            run_part(results, "verification", lambda: {"verification": verification_cost.measure(
+                settings.records, int(environ.get("BENCH_VERIFY_RATE", "500")), int(environ.get("BENCH_VERIFY_SECONDS", "180")),
+                int(environ["BENCH_VERIFY_INTERVAL"]) if environ.get("BENCH_VERIFY_INTERVAL") else None)})
         if "tuning" in parts:
             run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings)})
         if "deploy" in parts:

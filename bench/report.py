@@ -18,6 +18,8 @@ GOAL_P99_MS = 1000.0
 GOAL_P99_UP_TO_FRACTION = 0.5
 GOAL_VALIDATOR_TO_CONSUMER = 0.5
 GOAL_VALIDATOR_4X_TIME = 4.4
+GOAL_VERIFICATION_TO_CONSUMER = 0.5
+GOAL_VERIFICATION_LAG_P99_S = 60.0
 
 
 def rate_cell(figure: Optional[dict[str, Any]]) -> str:
@@ -76,6 +78,13 @@ def goals(results: dict[str, Any]) -> dict[str, Any]:
     if "ratio" in validator:
         verdicts["validator_to_consumer"] = {"value": validator["ratio"], "goal": GOAL_VALIDATOR_TO_CONSUMER,
                                              "met": validator["ratio"] >= GOAL_VALIDATOR_TO_CONSUMER}
+    verification = results.get("verification") or {}
+    if "ratio" in verification:
+        verdicts["verification_to_consumer"] = {"value": verification["ratio"], "goal": GOAL_VERIFICATION_TO_CONSUMER,
+                                                "met": verification["ratio"] >= GOAL_VERIFICATION_TO_CONSUMER}
+    if verification.get("lag_p99_s") is not None:
+        verdicts["verification_lag_p99_s"] = {"value": verification["lag_p99_s"], "goal": GOAL_VERIFICATION_LAG_P99_S,
+                                              "met": verification["lag_p99_s"] <= GOAL_VERIFICATION_LAG_P99_S}
     growths = [scale["time_ratio_4x"] for scale in (validator.get("scale"), (validator.get("cluster") or {}).get("scale"))
                if scale]
     if growths:
@@ -170,11 +179,32 @@ def other_rows(results: dict[str, Any]) -> list[list[str]]:
                          f"(plain consumer pairs/s {validator['plain_pairs_per_s']:,.0f}, "
                          f"ratio {validator['ratio']:.2f})"])
             rows.extend(validator_scale_rows(validator))
+    rows.extend(verification_rows(results.get("verification")))
     for name, verdict in results.get("goals", {}).items():
-        comparison = "<=" if name.startswith("p99") or name.endswith("4x_time") else ">="
+        comparison = "<=" if name.startswith("p99") or name.endswith(("4x_time", "_p99_s")) else ">="
         rows.append([f"goal {name} {comparison} {verdict['goal']:g}",
                      f"{verdict['value']:g}: {'met' if verdict['met'] else 'NOT met'}"])
     return rows
+
+
+def verification_rows(verification: Optional[dict[str, Any]]) -> list[list[str]]:
+    """Continuous verification's cost: its backlog increment beside a plain consumer, the lag and CPU at a steady load."""
+    if not verification:
+        return []
+    if "skipped" in verification:
+        return [["continuous verification", f"skipped: {verification['skipped']}"]]
+    lag = ("no sample" if verification["lag_p99_s"] is None else
+           f"p50 {verification['lag_p50_s']:.0f} s, p99 {verification['lag_p99_s']:.0f} s, max {verification['lag_max_s']:.0f} s")
+    return [
+        ["continuous verification, increment records/s",
+         f"{verification['increment_records_per_s']:,.0f} over a {verification['backlog_records']:,}-record backlog in "
+         f"{verification['backlog_increment_s']:.0f} s (plain consumer pairs/s {verification['plain_pairs_per_s']:,.0f}, "
+         f"ratio {verification['ratio']:.2f})"],
+        [f"continuous verification lag, {verification['steady_rate']} rec/s, interval {verification['interval_s']:.0f} s",
+         f"{lag} ({verification['lag_samples']} samples, {verification['increments']} increments)"],
+        ["continuous verification CPU at that load",
+         f"{verification['cpu_cores']:.2f} cores ({verification['cpu_seconds']:.0f} CPU s in {verification['window_s']:.0f} s)"],
+    ]
 
 
 def tuning_rows(tuning: Optional[dict[str, Any]]) -> list[list[str]]:

@@ -17,9 +17,7 @@ build/verification-figures.jsonl. Afterwards the drills' units, state and scrape
 from __future__ import annotations
 
 import json
-import re
 import subprocess
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -27,6 +25,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pytest
 
+from tests.integration import continuous as continuous_units
 from tests.integration import figures, lab
 from tests.integration import test_monitoring as monitoring
 from tests.integration.ha import drill
@@ -35,18 +34,18 @@ RUN_ID = f"{int(time.time()) % 10**8:08d}"
 FLOW = "src->dst"
 # The flow's own name (role replication_check's default): status.yml shows its verification.
 VERIFY_FLOW = "src-dst"
-UNIT = f"kafka-dr-verify-{VERIFY_FLOW}"
+UNIT = continuous_units.unit(VERIFY_FLOW)
 NODE = lab.CONNECT_WORKERS[0]
-STATE_DIR = "/var/lib/kafka-dr/validator"
-EXPORTER_PORT = 9407
+STATE_DIR = continuous_units.STATE_DIR
 SOURCE_CONNECTOR = "mm2-src-dst-source"
 WORKER_SERVICE = "kafka-connect"
 BROKER_SERVICE = "kafka-broker"
 PROMETHEUS = "http://127.0.0.1:19090"
 FIGURES = lab.REPO_ROOT / "build" / "verification-figures.jsonl"
 REPORTS = lab.REPO_ROOT / "build" / f"verification-{RUN_ID}"
-KILLED, RESTARTED, BROKER, TAMPERED = (f"foo.vd-{name}-{RUN_ID}" for name in ("killed", "restarted", "broker", "tampered"))
-LOAD_TOPICS = (KILLED, RESTARTED, BROKER)
+KILLED, RESTARTED, BROKER, TAMPERED, BESIDE = (f"foo.vd-{name}-{RUN_ID}" for name in ("killed", "restarted", "broker", "tampered", "beside"))
+# BESIDE carries the load while the tamper drill holds the timer.
+LOAD_TOPICS = (KILLED, RESTARTED, BROKER, BESIDE)
 TOPICS = (*LOAD_TOPICS, TAMPERED)
 SEEDED = 30
 # Increments start this many seconds after the previous one ended (the drills' own; default 60).
@@ -74,28 +73,18 @@ def node(*command: str, timeout: int = 120) -> str:
 
 # ---- what the exporter says -----------------------------------------------------------------------
 
-METRIC_LINE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>[^}]*)\})?\s+(?P<value>\S+)$")
-LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+Sample = continuous_units.Sample
 
 
-def metrics() -> list[tuple[str, dict[str, str], float]]:
-    """The exporter's /metrics, read on its node: (name, labels, value) per sample."""
-    text = node("python3", "-c", "import urllib.request, sys; "
-                f"sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:{EXPORTER_PORT}/metrics', timeout=10).read().decode())")
-    samples = []
-    for line in text.splitlines():
-        match = METRIC_LINE.match(line.strip())
-        if match and not line.startswith("#"):
-            samples.append((match["name"], dict(LABEL.findall(match["labels"] or "")), float(match["value"])))
-    return samples
+def metrics() -> list[Sample]:
+    return continuous_units.metrics(NODE)
 
 
-def per_partition(samples: list[tuple[str, dict[str, str], float]], name: str, topic: str) -> dict[int, float]:
-    return {int(labels["partition"]): value for metric, labels, value in samples
-            if metric == f"kafka_dr_verification_{name}" and labels.get("flow") == VERIFY_FLOW and labels.get("topic") == topic}
+def per_partition(samples: list[Sample], name: str, topic: str) -> dict[int, float]:
+    return continuous_units.per_partition(samples, name, VERIFY_FLOW, topic)
 
 
-def findings(samples: list[tuple[str, dict[str, str], float]], topic: str) -> dict[str, int]:
+def findings(samples: list[Sample], topic: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for metric, labels, value in samples:
         if metric == "kafka_dr_verification_findings_total" and labels.get("flow") == VERIFY_FLOW and labels.get("topic") == topic:
@@ -103,17 +92,18 @@ def findings(samples: list[tuple[str, dict[str, str], float]], topic: str) -> di
     return counts
 
 
-def flow_figure(samples: list[tuple[str, dict[str, str], float]], name: str) -> float:
-    return next(value for metric, labels, value in samples
-                if metric == f"kafka_dr_verification_{name}" and labels.get("flow") == VERIFY_FLOW)
+def flow_figure(samples: list[Sample], name: str) -> float:
+    value = continuous_units.flow_figure(samples, name, VERIFY_FLOW)
+    assert value is not None, f"no kafka_dr_verification_{name} for flow {VERIFY_FLOW}"
+    return value
 
 
-def wait_proven(topic: str, timeout: float = 600) -> list[tuple[str, dict[str, str], float]]:
+def wait_proven(topic: str, timeout: float = 600) -> list[Sample]:
     """Until every source record of the topic is proven (the proven offsets reach the source's
     ends); the exporter's samples then."""
     ends = lab.end_offsets(lab.SOURCE_BROKER, topic)
 
-    def proven() -> Optional[list[tuple[str, dict[str, str], float]]]:
+    def proven() -> Optional[list[Sample]]:
         samples = metrics()
         offsets = per_partition(samples, "proven_offset", topic)
         return samples if all(offsets.get(partition, -1) >= end for partition, end in ends.items()) else None
@@ -121,9 +111,7 @@ def wait_proven(topic: str, timeout: float = 600) -> list[tuple[str, dict[str, s
 
 
 def service_state() -> str:
-    done = subprocess.run(["docker", "exec", NODE, "systemctl", "show", f"{UNIT}.service", "-p", "ActiveState", "--value"],
-                          capture_output=True, text=True, check=False)
-    return done.stdout.strip()
+    return continuous_units.service_state(NODE, VERIFY_FLOW)
 
 
 def wait_increment_running(seconds_in: float, timeout: float = 180) -> None:
@@ -189,13 +177,7 @@ def assert_lossless(topic: str, load: dict[str, Any]) -> dict[str, int]:
 # ---- the drills' lab ----------------------------------------------------------------------------------
 
 def remove_drill_units() -> None:
-    """The drills' timer, service, state and reports; the exporter too when no other flow is left."""
-    script = (f"systemctl disable --now {UNIT}.timer; systemctl stop {UNIT}.service; systemctl reset-failed {UNIT}.service; "
-              f"rm -f /etc/systemd/system/{UNIT}.service /etc/systemd/system/{UNIT}.timer {STATE_DIR}/{VERIFY_FLOW}.*; "
-              f"rm -rf {STATE_DIR}/reports/{VERIFY_FLOW}; "
-              f"if ! ls {STATE_DIR}/*.prom >/dev/null 2>&1; then systemctl disable --now kafka-dr-verification; "
-              "rm -f /etc/systemd/system/kafka-dr-verification.service; fi; systemctl daemon-reload")
-    subprocess.run(["docker", "exec", NODE, "sh", "-c", script], capture_output=True, text=True, check=False, timeout=120)
+    continuous_units.remove(NODE, VERIFY_FLOW)
 
 
 def seed(topic: str, count: int, partitions: int) -> None:
@@ -340,8 +322,20 @@ def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: l
     copies an increment already proved are not read again, so the deletion must reach records no
     increment has judged yet."""
     target = remote(TAMPERED)
-    load = threading.Thread(target=lambda: drill.wait_producer(drill.start_producer(KILLED, RATE * 60, RATE), 700))
-    load.start()
+    load = drill.start_producer(BESIDE, RATE * 60, RATE)
+    try:
+        found, evidence, figures_of_tamper = tamper(target)
+        drill.wait_producer(load, timeout=700)
+    finally:
+        if load.poll() is None:
+            load.kill()
+    # The load beside it: copied and proven like the other drills' topics.
+    assert_lossless(BESIDE, dict(samples=wait_proven(BESIDE), source_records=drill.offsets_total(lab.SOURCE_BROKER, BESIDE)))
+    record_figures("tamper", deleted=TAMPER_DELETED, foreign=TAMPER_FOREIGN, findings=found, evidence=len(evidence), **figures_of_tamper)
+
+
+def tamper(target: str) -> tuple[dict[str, int], list[dict[str, Any]], dict[str, Any]]:
+    """The timer held, the tamper, the timer again: the findings, their evidence and the drill's times."""
     node("systemctl", "stop", f"{UNIT}.timer")
     lab.wait_until(lambda: service_state() in ("inactive", "failed") or None, 600, f"{UNIT}.service idle")
     tamper_start = time.time()
@@ -377,10 +371,8 @@ def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: l
                            360, "MM2VerificationFinding firing for the deleted records", interval=5)
     alerted_s = time.time() - resumed
     assert firing("MM2VerificationFinding", flow=VERIFY_FLOW, topic=TAMPERED, kind="unexpected"), "no alert for the foreign records"
-    load.join(timeout=700)
-    record_figures("tamper", deleted=TAMPER_DELETED, foreign=TAMPER_FOREIGN, findings=found, proven_after_resume_s=round(proven_s, 1),
-                   alert_after_resume_s=round(alerted_s, 1), held_s=round(resumed - tamper_start, 1),
-                   alert_summary=alert["annotations"]["summary"])
+    return found, evidence, {"proven_after_resume_s": round(proven_s, 1), "alert_after_resume_s": round(alerted_s, 1),
+                             "held_s": round(resumed - tamper_start, 1), "alert_summary": alert["annotations"]["summary"]}
 
 
 def test_prometheus_has_the_verification_series_and_the_dashboard_row(continuous: lab.PlaybookRun) -> None:
