@@ -202,6 +202,9 @@ def verification_rows(verification: Optional[dict[str, Any]]) -> list[list[str]]
          f"ratio {verification['ratio']:.2f})"],
         [f"continuous verification lag, {verification['steady_rate']} rec/s, interval {verification['interval_s']:.0f} s",
          f"{lag} ({verification['lag_samples']} samples, {verification['increments']} increments)"],
+        ["continuous verification, an increment with nothing to judge",
+         f"{verification['idle_increment_s']:.0f} s, {verification['idle_increment_cpu_s']:.0f} CPU s (backlog ratio without it "
+         f"{verification['ratio_after_start_up']:.2f})"],
         ["continuous verification CPU at that load",
          f"{verification['cpu_cores']:.2f} cores ({verification['cpu_seconds']:.0f} CPU s in {verification['window_s']:.0f} s)"],
     ]

@@ -11,6 +11,8 @@ verification", docs/performance.md), on a topic of the lab's flow, in one run:
    lag of its newest records is the time from the target holding them to the proof reaching them.
 3. **CPU.** The increments' CPU seconds over the steady window (the run record's cpu_seconds_total,
    from the unit's cgroup), per second of wall time: cores used at that load.
+4. **Fixed cost.** The next increment, with nothing left to judge: its seconds and CPU seconds are
+   what every increment pays (Spark's start-up, the snapshot, the state), whatever the traffic.
 
 The flow's verification runs under its own name (VERIFY_FLOW) and is removed afterwards.
 """
@@ -105,6 +107,19 @@ def steady(topic: str, rate: int, seconds: int) -> tuple[list[Moment], float]:
     return moments, cpu_used
 
 
+def idle_increment(interval: float) -> dict[str, float]:
+    """The next increment after every record was proven: what an increment costs with nothing to
+    judge (Spark's start-up, the snapshot, the state), in seconds and CPU seconds."""
+    runs = figure(continuous.metrics(NODE), "runs_total")
+
+    def ended() -> Optional[list[continuous.Sample]]:
+        samples = continuous.metrics(NODE)
+        return samples if figure(samples, "runs_total") > runs else None
+    samples = lab.wait_until(ended, interval + 300, f"an increment of {VERIFY_FLOW} with nothing to judge", interval=2)
+    return {"seconds": figure(samples, "last_duration_seconds"), "cpu_seconds": figure(samples, "last_cpu_seconds"),
+            "records": figure(samples, "last_records_verified")}
+
+
 def measure(records: int, rate: int = 500, seconds: int = 180, interval: Optional[int] = None) -> dict[str, Any]:
     """The three figures; `interval` None keeps the role's default."""
     if not validator_throughput.job_installed():
@@ -120,6 +135,7 @@ def measure(records: int, rate: int = 500, seconds: int = 180, interval: Optiona
         target_per_s = validator_throughput.consumer_rate(lab.TARGET_BROKER, f"src.{topic}", records)
         configured_interval = figure(first, "interval_seconds")
         moments, cpu_s = steady(topic, rate, seconds)
+        idle = idle_increment(configured_interval)
         last = continuous.metrics(NODE)
     finally:
         continuous.remove(NODE, VERIFY_FLOW)
@@ -133,6 +149,9 @@ def measure(records: int, rate: int = 500, seconds: int = 180, interval: Optiona
             "increment_records_per_s": round(increment_per_s, 1), "consumer_source_per_s": round(source_per_s, 1),
             "consumer_target_per_s": round(target_per_s, 1), "plain_pairs_per_s": round(plain_pairs_per_s, 1),
             "ratio": round(increment_per_s / plain_pairs_per_s, 3), "interval_s": configured_interval,
+            "idle_increment_s": round(idle["seconds"], 1), "idle_increment_cpu_s": round(idle["cpu_seconds"], 1),
+            "idle_increment_records": int(idle["records"]),
+            "ratio_after_start_up": round(judged / max(backlog_s - idle["seconds"], 0.1) / plain_pairs_per_s, 3),
             "steady_rate": rate, "steady_seconds": seconds, "window_s": round(window_s, 1),
             "lag_samples": len(found), "lag_p50_s": round(measures.percentile(found, 0.5), 1) if found else None,
             "lag_p99_s": round(measures.percentile(found, 0.99), 1) if found else None,

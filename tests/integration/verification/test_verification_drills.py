@@ -17,6 +17,7 @@ build/verification-figures.jsonl. Afterwards the drills' units, state and scrape
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 import urllib.parse
@@ -384,8 +385,11 @@ def test_prometheus_has_the_verification_series_and_the_dashboard_row(continuous
     assert len(panels) >= 4, panels
     empty = [f"{title}: {expression}" for title, expression in panels if not monitoring.query(expression)]
     assert empty == [], "verification panels without series:\n" + "\n".join(empty)
-    status = lab.run_playbook("playbooks/status.yml", {"replication_check_continuous": True})
-    assert status.returncode == 0, status.output[-4000:]
-    verified = [line for line in status.output.splitlines() if "verified" in line]
+    # status.yml: a "verified" line for the flow, and the tamper's findings as problems (so it fails).
+    status = lab.run_playbook("playbooks/status.yml")
+    verified = re.findall(r"verified\s+up to offset [^\n']*", status.output)
     assert verified, status.output[-4000:]
-    record_figures("dashboard", verification_queries=len(panels), status_line=verified[0].strip()[:300])
+    for count in (TAMPER_DELETED, TAMPER_FOREIGN):  # "missing" / "unexpected" follow, wrapped
+        assert f"continuous verification: {count} records of {TAMPERED}-0" in status.output, status.output[-4000:]
+    assert status.returncode != 0 and "UNHEALTHY" in status.output, status.output[-4000:]
+    record_figures("dashboard", verification_queries=len(panels), status_line=verified[0][:300])

@@ -35,7 +35,8 @@ VERIFICATION = {"backlog_records": 100000, "backlog_increment_s": 40.0, "increme
                 "consumer_source_per_s": 50000.0, "consumer_target_per_s": 50000.0, "plain_pairs_per_s": 25000.0,
                 "ratio": 0.1, "interval_s": 60.0, "steady_rate": 500, "steady_seconds": 180, "window_s": 200.0,
                 "lag_samples": 80, "lag_p50_s": 40.0, "lag_p99_s": 75.0, "lag_max_s": 78.0, "cpu_seconds": 50.0,
-                "cpu_cores": 0.25, "increments": 4, "failed_increments": 0, "last_increment_s": 20.0}
+                "cpu_cores": 0.25, "increments": 4, "idle_increment_s": 9.0, "idle_increment_cpu_s": 8.0,
+                "idle_increment_records": 0, "ratio_after_start_up": 0.13, "failed_increments": 0, "last_increment_s": 20.0}
 
 
 def test_the_goals_judge_the_ratio_and_the_lag() -> None:
@@ -50,4 +51,5 @@ def test_the_table_shows_the_throughput_the_lag_and_the_cpu() -> None:
     assert "2,500 over a 100,000-record backlog in 40 s" in text and "ratio 0.10" in text
     assert "p50 40 s, p99 75 s, max 78 s" in text and "interval 60 s" in text
     assert "0.25 cores (50 CPU s in 200 s)" in text
+    assert "9 s, 8 CPU s (backlog ratio without it 0.13)" in text
     assert report.verification_rows({"skipped": "no job"}) == [["continuous verification", "skipped: no job"]]
