@@ -18,7 +18,6 @@ Figures in build/readiness-figures.jsonl.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import urllib.parse
 import urllib.request
@@ -26,7 +25,7 @@ from typing import Any, Iterator, Optional
 
 import pytest
 
-from tests.integration import figures, lab
+from tests.integration import deleted_records, figures, lab
 from tests.integration import test_monitoring as monitoring
 
 RUN_ID = f"{int(time.time()) % 10**8:08d}"
@@ -101,13 +100,7 @@ def produce(topic: str, start: int, count: int) -> None:
 
 
 def delete_records(topic: str, before: int) -> None:
-    offsets = json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "offset": before}]})
-    path = f"/tmp/delete-{RUN_ID}.json"
-    # DeleteRecordsCommand reads its offsets from a file on the broker's host.
-    subprocess.run(["docker", "exec", "-i", lab.SOURCE_BROKER, "sh", "-c", f"cat > {path}"], input=offsets, text=True,
-                   check=True, capture_output=True)
-    lab.kafka_run(lab.SOURCE_BROKER, "org.apache.kafka.tools.DeleteRecordsCommand", "--bootstrap-server",
-                  lab.bootstrap(lab.SOURCE_BROKER), "--offset-json-file", path)
+    deleted_records.delete_before(lab.SOURCE_BROKER, topic, before)
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Optional
 import pytest
 
 from tests.integration import continuous as continuous_units
-from tests.integration import figures, lab
+from tests.integration import deleted_records, figures, lab
 from tests.integration import test_monitoring as monitoring
 from tests.integration.ha import drill
 
@@ -303,19 +303,17 @@ def produce_tamper_records(topic: str, start: int, count: int) -> None:
 
 
 def delete_target_records(topic: str, before: int) -> None:
-    offsets = json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "offset": before}]})
-    path = f"/tmp/delete-{RUN_ID}.json"
-    subprocess.run(["docker", "exec", "-i", lab.TARGET_BROKER, "sh", "-c", f"cat > {path}"], input=offsets, text=True,
-                   check=True, capture_output=True)
-    lab.kafka_run(lab.TARGET_BROKER, "org.apache.kafka.tools.DeleteRecordsCommand", "--bootstrap-server",
-                  lab.bootstrap(lab.TARGET_BROKER), "--offset-json-file", path)
+    deleted_records.delete_before(lab.TARGET_BROKER, topic, before)
 
 
 def kept_reports() -> list[dict[str, Any]]:
-    """The increments' JSON reports kept on the node (the newest replication_check_continuous_keep_reports)."""
+    """The increments' JSON reports on the node, one per increment: the kept increment-<run>.json
+    files and latest.json, which the unit's ExecStopPost hook archives a moment after the metrics
+    show the increment's positions."""
     listing = node("python3", "-c", "import glob, json, sys; json.dump([json.load(open(name)) for name in "
-                   f"sorted(glob.glob('{STATE_DIR}/reports/{VERIFY_FLOW}/increment-*.json'))], sys.stdout)")
-    return json.loads(listing)
+                   f"sorted(glob.glob('{STATE_DIR}/reports/{VERIFY_FLOW}/*.json'))], sys.stdout)")
+    by_run = {document["incremental"]["run"]: document for document in json.loads(listing)}
+    return [by_run[run] for run in sorted(by_run)]
 
 
 def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: lab.PlaybookRun) -> None:
@@ -328,7 +326,8 @@ def test_records_deleted_and_added_on_the_target_are_found_exactly(continuous: l
         found, evidence, figures_of_tamper = tamper(target)
         drill.wait_producer(load, timeout=700)
     finally:
-        if load.poll() is None:
+        if load.poll() is None:  # the drill failed: its producer must not re-create the topic after the teardown
+            subprocess.run(["docker", "exec", lab.SOURCE_BROKER, "pkill", "-f", BESIDE], capture_output=True, check=False)
             load.kill()
     # The load beside it: copied and proven like the other drills' topics.
     assert_lossless(BESIDE, dict(samples=wait_proven(BESIDE), source_records=drill.offsets_total(lab.SOURCE_BROKER, BESIDE)))
