@@ -86,7 +86,7 @@ lab-deploy: lab
 
 # The default lab's tests: the drill suites under tests/integration/ (ha, kerberos, rotation) run
 # on labs or schedules of their own, below.
-DRILL_SUITES := ha kerberos rotation compat scale readiness
+DRILL_SUITES := ha kerberos rotation compat scale readiness verification
 integration-tests:
 	$(PYTEST) -q --durations=20 -n 2 --dist loadgroup --no-loadscope-reorder --junitxml=build/integration.xml \
 		$(DRILL_SUITES:%=--ignore=tests/integration/%) tests/integration
