@@ -72,6 +72,14 @@ def query(expression: str) -> list[dict[str, Any]]:
     return answer["data"]["result"]
 
 
+def firing(alert: str, **labels: str) -> dict[str, Any] | None:
+    """The first firing alert of that name whose labels include `labels`, or None."""
+    with urllib.request.urlopen(f"{PROMETHEUS}/api/v1/alerts", timeout=30) as response:
+        alerts = json.load(response)["data"]["alerts"]
+    return next((entry for entry in alerts if entry["labels"]["alertname"] == alert and entry["state"] == "firing"
+                 and all(entry["labels"].get(name) == value for name, value in labels.items())), None)
+
+
 def targets_by_job() -> dict[str, list[dict[str, Any]]]:
     with urllib.request.urlopen(f"{PROMETHEUS}/api/v1/targets?state=active", timeout=30) as response:
         active = json.load(response)["data"]["activeTargets"]

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.parse
-import urllib.request
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator
 
 import pytest
 
@@ -40,7 +38,6 @@ APP = f"User:rdy-app-{RUN_ID}"
 APP_GROUP = f"rdy-group-{RUN_ID}"
 COPIED, AFTER_PAUSE, DELETE_BEFORE = 200, 300, 400
 INTERVAL = 15
-PROMETHEUS = "http://127.0.0.1:19090"
 REPORTS = lab.REPO_ROOT / "build" / f"readiness-{RUN_ID}"
 FIGURES = lab.REPO_ROOT / "build" / "readiness-figures.jsonl"
 EXPORTER = {"readiness_flow": FLOW, "readiness_exporter_enabled": True, "readiness_exporter_interval": INTERVAL,
@@ -59,21 +56,8 @@ def readiness(**extra: Any) -> tuple[lab.PlaybookRun, dict[str, Any]]:
     return run, json.loads(document.read_text())
 
 
-def prometheus(path: str, **params: str) -> Any:
-    query = f"?{urllib.parse.urlencode(params)}" if params else ""
-    with urllib.request.urlopen(f"{PROMETHEUS}{path}{query}", timeout=30) as answer:
-        return json.load(answer)["data"]
-
-
 def series(expression: str) -> list[dict[str, Any]]:
-    return prometheus("/api/v1/query", query=expression)["result"]
-
-
-def firing(alert: str) -> Optional[dict[str, Any]]:
-    for entry in prometheus("/api/v1/alerts")["alerts"]:
-        if entry["labels"]["alertname"] == alert and entry["state"] == "firing":
-            return entry
-    return None
+    return monitoring.query(expression)
 
 
 def connector_state(name: str) -> str:
@@ -204,7 +188,7 @@ def test_records_deleted_past_a_paused_flow_are_counted_and_alerted(exporter: No
     metric = lab.wait_until(lambda: [entry for entry in series(selector) if float(entry["value"][1]) > 0] or None,
                             4 * INTERVAL + 60, "the truncation in Prometheus")
     assert float(metric[0]["value"][1]) == deleted_uncopied, metric
-    alert = lab.wait_until(lambda: firing("MM2SourceRecordsTruncated"), 300, "MM2SourceRecordsTruncated firing")
+    alert = lab.wait_until(lambda: monitoring.firing("MM2SourceRecordsTruncated"), 300, "MM2SourceRecordsTruncated firing")
     record_figures("truncation", copied_before_pause=copied, deleted_uncopied=deleted_uncopied, readiness_lost=sentinel["lost"],
                    metric=float(metric[0]["value"][1]), alert_after_s=round(time.time() - started, 1),
                    alert_labels=alert["labels"])
@@ -223,7 +207,7 @@ def test_a_recreated_source_topic_is_detected_within_one_interval(exporter: None
     # The exporter measures every INTERVAL seconds and Prometheus scrapes it every 15 s or so.
     assert detected_s <= 2 * INTERVAL + 30, detected_s
     status = lab.run_playbook("playbooks/status.yml")
-    alert = lab.wait_until(lambda: firing("MM2SourceTopicRecreated"), 300, "MM2SourceTopicRecreated firing")
+    alert = lab.wait_until(lambda: monitoring.firing("MM2SourceTopicRecreated"), 300, "MM2SourceTopicRecreated firing")
     record_figures("recreated", detected_s=round(detected_s, 1), interval_s=INTERVAL, alert_labels=alert["labels"],
                    status_names_it="re-created" in status.output)
     assert "re-created" in status.output, status.output[-4000:]

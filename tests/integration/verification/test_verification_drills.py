@@ -20,8 +20,6 @@ import json
 import re
 import subprocess
 import time
-import urllib.parse
-import urllib.request
 from typing import Any, Callable, Iterator, Optional
 
 import pytest
@@ -41,7 +39,6 @@ STATE_DIR = continuous_units.STATE_DIR
 SOURCE_CONNECTOR = "mm2-src-dst-source"
 WORKER_SERVICE = "kafka-connect"
 BROKER_SERVICE = "kafka-broker"
-PROMETHEUS = "http://127.0.0.1:19090"
 FIGURES = lab.REPO_ROOT / "build" / "verification-figures.jsonl"
 REPORTS = lab.REPO_ROOT / "build" / f"verification-{RUN_ID}"
 KILLED, RESTARTED, BROKER, TAMPERED, BESIDE = (f"foo.vd-{name}-{RUN_ID}" for name in ("killed", "restarted", "broker", "tampered", "beside"))
@@ -120,22 +117,6 @@ def wait_increment_running(seconds_in: float, timeout: float = 180) -> None:
     lab.wait_until(lambda: service_state() == "activating" or None, timeout, f"an increment of {UNIT} running", interval=0.5)
     time.sleep(seconds_in)
     assert service_state() == "activating", f"the increment of {UNIT} ended within {seconds_in} s"
-
-
-# ---- Prometheus -------------------------------------------------------------------------------------
-
-def prometheus(path: str, **params: str) -> Any:
-    query = f"?{urllib.parse.urlencode(params)}" if params else ""
-    with urllib.request.urlopen(f"{PROMETHEUS}{path}{query}", timeout=30) as answer:
-        return json.load(answer)["data"]
-
-
-def firing(alert: str, **labels: str) -> Optional[dict[str, Any]]:
-    for entry in prometheus("/api/v1/alerts")["alerts"]:
-        if (entry["labels"]["alertname"] == alert and entry["state"] == "firing"
-                and all(entry["labels"].get(name) == value for name, value in labels.items())):
-            return entry
-    return None
 
 
 # ---- the load -----------------------------------------------------------------------------------------
@@ -367,10 +348,10 @@ def tamper(target: str) -> tuple[dict[str, int], list[dict[str, Any]], dict[str,
     unexpected = sorted(finding["target_offset"] for finding in evidence if finding["kind"] == "unexpected")
     assert missing == list(range(TAMPER_PROVEN, deleted_before)), missing
     assert unexpected == list(range(copied, copied + TAMPER_FOREIGN)), unexpected
-    alert = lab.wait_until(lambda: firing("MM2VerificationFinding", flow=VERIFY_FLOW, topic=TAMPERED, kind="missing") or None,
+    alert = lab.wait_until(lambda: monitoring.firing("MM2VerificationFinding", flow=VERIFY_FLOW, topic=TAMPERED, kind="missing") or None,
                            360, "MM2VerificationFinding firing for the deleted records", interval=5)
     alerted_s = time.time() - resumed
-    assert firing("MM2VerificationFinding", flow=VERIFY_FLOW, topic=TAMPERED, kind="unexpected"), "no alert for the foreign records"
+    assert monitoring.firing("MM2VerificationFinding", flow=VERIFY_FLOW, topic=TAMPERED, kind="unexpected"), "no alert for the foreign records"
     return found, evidence, {"proven_after_resume_s": round(proven_s, 1), "alert_after_resume_s": round(alerted_s, 1),
                              "held_s": round(resumed - tamper_start, 1), "alert_summary": alert["annotations"]["summary"]}
 
