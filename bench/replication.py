@@ -148,6 +148,10 @@ def side_by_side(commands: list[tuple[str, list[str]]]) -> list[str]:
     return outputs
 
 
+def consumer_group(group: str, index: int) -> str:
+    return f"{group}.{index}"
+
+
 def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], remote: str, source_topic: str,
                        records: int, record_size: int, group: str, compression: str) -> dict[str, Any]:
     """len(hosts) ProducerPerformance into the target (records shared out) beside as many
@@ -160,9 +164,11 @@ def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], re
             remote, share, record_size, configs[host][0], perf_tools.client_bootstrap(TARGET), props)))
         for index, (host, share) in enumerate(zip(hosts, measures.split_records(records, len(hosts))))]
     idle_ms = perf_tools.GROUP_IDLE_TIMEOUT_MS
+    # Each consumer in a group of its own reads the whole topic: a group shared by consumers that
+    # start at once rebalances while they join, and on a short run reads nothing before its timeout.
     consumers = [(f"consumer {index} on {host}", perf_tools.tool_command(
         host, perf_tools.CONSUMER_PERFORMANCE, *perf_tools.consumer_args(
-            source_topic, records, configs[host][1], perf_tools.client_bootstrap(SOURCE), group, idle_ms)))
+            source_topic, records, configs[host][1], perf_tools.client_bootstrap(SOURCE), consumer_group(group, index), idle_ms)))
         for index, host in enumerate(hosts)]
     outputs = side_by_side(producers + consumers)
     return measures.concurrent_run(
@@ -202,6 +208,8 @@ def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_si
     finally:
         for label in labels:
             lab.delete_group(SOURCE, f"{group}.{label}")
+            for index in range(clients):
+                lab.delete_group(SOURCE, consumer_group(f"{group}.{label}", index))
     return {"clients": clients, "hosts": hosts, "partitions": DEFAULT_PARTITIONS,
             "producer_target": producer_alone.as_dict(), "consumer_source": consumer_alone.as_dict(),
             "runs": runs, "ceiling": measures.best_ceiling(runs)}

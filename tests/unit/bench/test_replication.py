@@ -55,10 +55,10 @@ def test_a_concurrent_raw_run_starts_n_producers_and_n_consumers_and_sums_them(m
         assert command[command.index("--command-config") + 1] == config
         assert command[command.index("--bootstrap-server") + 1] == f"{replication.TARGET}:9094"
         assert "compression.type=none" in command and "acks=all" in command
-    for command in consumers:
+    for index, command in enumerate(consumers):
         assert command[6] == perf_tools.CONSUMER_PERFORMANCE
-        # One group; each consumer may read the whole topic, and ends once its partitions are read.
-        assert command[command.index("--group") + 1] == "bench-1-raw1024.none"
+        # A group of its own each: every consumer reads the whole topic, with no rebalance.
+        assert command[command.index("--group") + 1] == f"bench-1-raw1024.none.{index}"
         assert command[command.index("--num-records") + 1] == "200000"
         assert command[command.index("--timeout") + 1] == str(perf_tools.GROUP_IDLE_TIMEOUT_MS)
         assert command[command.index("--bootstrap-server") + 1] == f"{replication.SOURCE}:9094"
