@@ -101,10 +101,10 @@ options:
         type: str
         required: true
       max_duplicates:
-        description: Duplicates allowed; empty for no limit.
+        description: Duplicates allowed per replay; empty for no limit.
         type: raw
       max_duplicate_ratio:
-        description: Share of duplicates allowed; empty for no limit.
+        description: Share of duplicates allowed per replay; empty for no limit.
         type: raw
       from_timestamp:
         description: Start of the compared window, a time.

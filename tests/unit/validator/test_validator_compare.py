@@ -65,6 +65,39 @@ def test_duplicated_run_is_counted_without_order_violations(spark):
     target = source[:5] + source[2:5] + source[5:]
     result = run_compare(spark, source, target)[0]
     assert problems(result) == {"duplicate": 3}
+    assert result.duplicate_replays == 1
+
+
+# Per partition (one Spark run for all): the source offsets each crash resent, and the replays.
+REPLAY_SCENARIOS = {
+    0: ([range(2, 5), range(7, 9)], 2),  # two crashes, a record between them not resent
+    1: ([range(2, 5), range(5, 8)], 1),  # back to back: one run of source records
+    2: ([range(2, 6), range(2, 6)], 2),  # the same records resent twice: stacked copies
+    3: ([range(2, 6), range(4, 9)], 2),  # overlapping replays
+    4: ([range(2, 4), range(7, 9), range(2, 9)], 3),
+}
+
+
+def test_each_run_of_duplicated_source_records_is_a_replay(spark):
+    sources = {partition: sample(10, partition) for partition in REPLAY_SCENARIOS}
+    source = [r for records in sources.values() for r in records]
+    resent = [sources[partition][i] for partition, (runs, _) in REPLAY_SCENARIOS.items() for run in runs for i in run]
+    results = run_compare(spark, source, source + resent)
+    for partition, (runs, replays) in REPLAY_SCENARIOS.items():
+        assert problems(results[partition]) == {"duplicate": sum(len(run) for run in runs)}, partition
+        assert results[partition].duplicate_replays == replays, partition
+
+
+def test_compaction_gaps_do_not_split_a_replay(spark):
+    # Source offsets 0, 7, 8, 20, 21, 30 in both partitions. Partition 0 resends its last five
+    # records: one run. Partition 1 leaves one of them out: two.
+    first, second = sample(6, 0), sample(6, 1)
+    target = first + second + first[1:] + second[1:3] + second[4:]
+    offsets = [0, 7, 8, 20, 21, 30] * 2
+    results = run_compare(spark, first + second, target, source_offsets=offsets, snapshot_end={0: 31, 1: 31})
+    assert problems(results[0]) == {"duplicate": 5} and results[0].duplicate_replays == 1
+    assert problems(results[1]) == {"duplicate": 4} and results[1].duplicate_replays == 2
+    assert results[1].duplicate_range == {"source_first": 7, "source_last": 30, "target_first": 6, "target_last": 9}
 
 
 def test_swapped_pair_of_one_key_is_an_order_violation(spark):

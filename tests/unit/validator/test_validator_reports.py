@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from xml.etree import ElementTree
 
+from mm2_validator.delivery import DuplicatePolicy
 from mm2_validator.model import (
     CheckpointResult,
     Finding,
@@ -49,6 +50,7 @@ PARTITION_KEYS = {
     "examples",
     # added within schema 1
     "duplicate_range",
+    "duplicate_replays",
     "source_records_before_window",
     "window_source_offset",
     "window_target_offset",
@@ -108,3 +110,36 @@ def test_text_summary_lists_partitions_groups_and_verdict():
     assert "orders<&>" in summary and "billing" in summary
     assert summary.strip().splitlines()[-1].startswith("verdict: FAIL")
     assert report_document(ValidationResult(inputs={}))["verdict"] == "PASS"
+
+
+def replayed_result() -> ValidationResult:
+    """300,000 records over two partitions; partition 0 holds two replays, partition 1 one."""
+    twice = PartitionResult(partition=0, source_records=150_000, target_records=151_000, verified_by="records")
+    twice.problems["duplicate"] = 1_000
+    twice.duplicate_range = {"source_first": 100, "source_last": 9_000, "target_first": 150_000, "target_last": 150_999}
+    twice.duplicate_replays = 2
+    once = PartitionResult(partition=1, source_records=150_000, target_records=150_204, verified_by="records")
+    once.problems["duplicate"] = 204
+    once.duplicate_range = {"source_first": 40, "source_last": 243, "target_first": 150_000, "target_last": 150_203}
+    once.duplicate_replays = 1
+    result = ValidationResult(inputs={}, topics=[TopicResult("orders", "src.orders", partitions=[twice, once])])
+    result.duplicate_budget = DuplicatePolicy().judge(result.duplicates, result.records_validated, result.duplicate_replays)
+    return result
+
+
+def test_reports_give_the_replays_and_the_allowance_per_replay():
+    result = replayed_result()
+    assert (result.duplicates, result.duplicate_replays) == (1_204, 2)
+    line = (
+        "delivery at-least-once: 1,204 duplicates in 2 replays (at most 30,000 per replay: "
+        "10 % of the 300,000 records validated; 60,000 in all): within budget"
+    )
+    summary = text_summary(result).splitlines()
+    assert line in summary
+    header = next(i for i, row in enumerate(summary) if row.split()[:4] == ["topic", "part", "duplicates", "replays"])
+    assert [row.split()[:4] for row in summary[header + 2:header + 4]] == [["orders", "0", "1000", "2"], ["orders", "1", "204", "1"]]
+    budget = report_document(result)["duplicate_budget"]
+    assert (budget["replays"], budget["allowed_per_replay"], budget["allowed_duplicates"]) == (2, 30_000, 60_000)
+    assert [p["duplicate_replays"] for p in report_document(result)["topics"][0]["partitions"]] == [2, 1]
+    page = html_report(result)
+    assert line in page and "source 100-9000, target 150000-150999, 2 replays" in page

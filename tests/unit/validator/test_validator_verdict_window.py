@@ -114,20 +114,21 @@ def test_at_least_once_duplicates_within_budget_pass_with_a_warning(spark, tmp_p
     assert codes(report) == {("warning", "duplicate"), ("warning", "duplicates_within_budget")}
     assert report["duplicate_budget"] == {
         "delivery": "at-least-once", "max_duplicates": None, "max_duplicate_ratio": 0.1, "records_validated": 40,
-        "duplicates": 3, "allowed_duplicates": 4, "duplicate_ratio": 0.075, "within_budget": True,
-        "severity": "warning",
+        "duplicates": 3, "replays": 1, "allowed_per_replay": 4, "allowed_duplicates": 4, "duplicate_ratio": 0.075,
+        "within_budget": True, "severity": "warning",
     }
     partitions = {p["partition"]: p for p in report["topics"][0]["partitions"]}
     assert partitions[0]["problems"]["duplicate"] == 3 and partitions[1]["problems"]["duplicate"] == 0
+    assert (partitions[0]["duplicate_replays"], partitions[1]["duplicate_replays"]) == (1, 0)
     assert partitions[0]["duplicate_range"] == {"source_first": 10, "source_last": 12, "target_first": 20,
                                                 "target_last": 22}
     assert [e["source_offset"] for e in partitions[0]["examples"] if e["kind"] == "duplicate"] == [10, 11, 12]
     duplicate_finding = next(f for f in report["findings"] if f["code"] == "duplicate")
-    assert "source offsets 10-12 at target offsets 20-22" in duplicate_finding["message"]
+    assert "in 1 replay (copies of source offsets 10-12 at target offsets 20-22)" in duplicate_finding["message"]
     assert "WARNING: duplicates_within_budget" in out and "verdict: PASS" in out
-    assert "delivery at-least-once: 3 duplicate(s)" in out and "budget 4" in out
+    assert "delivery at-least-once: 3 duplicates in 1 replay (at most 4 per replay: 10 % of the 40 records validated)" in out
     html = (tmp_path / "report.html").read_text()
-    assert "delivery at-least-once" in html and "source 10-12, target 20-22" in html
+    assert "delivery at-least-once" in html and "source 10-12, target 20-22, 1 replay" in html
 
 
 def test_at_least_once_over_budget_fails(spark, tmp_path):
@@ -136,6 +137,66 @@ def test_at_least_once_over_budget_fails(spark, tmp_path):
     assert code == EXIT_FAIL and report["verdict"] == "FAIL"
     assert codes(report) == {("error", "duplicate"), ("error", "duplicate_budget_exceeded")}
     assert report["duplicate_budget"]["allowed_duplicates"] == 2 and not report["duplicate_budget"]["within_budget"]
+
+
+# -- the budget per replay ------------------------------------------------------------------
+# 40 records validated: 4 duplicates allowed per replay (10 %).
+
+
+def forty_resending(*runs):
+    """The 40 records, then the (partition, source offsets) of each run resent after them."""
+    source, _ = forty_with_replays(0)
+    by_partition = {p: [r for r in source if r["partition"] == p] for p in (0, 1)}
+    return source, source + [by_partition[partition][i] for partition, offsets in runs for i in offsets]
+
+
+def test_two_replays_in_a_partition_pass_with_twice_the_allowance_less_one(spark, tmp_path, capsys):
+    source, target = forty_resending((0, range(2, 6)), (0, range(10, 13)))  # 4 + 3 = 7 = 2 x 4 - 1
+    code, report = run(spark, tmp_path, source, target)
+    out = capsys.readouterr().out
+    assert code == EXIT_PASS and report["verdict"] == "PASS"
+    assert codes(report) == {("warning", "duplicate"), ("warning", "duplicates_within_budget")}
+    budget = report["duplicate_budget"]
+    assert (budget["duplicates"], budget["replays"], budget["allowed_per_replay"], budget["allowed_duplicates"]) == (7, 2, 4, 8)
+    line = "7 duplicates in 2 replays (at most 4 per replay: 10 % of the 40 records validated; 8 in all): within budget"
+    assert next(f for f in report["findings"] if f["code"] == "duplicates_within_budget")["message"].endswith(line)
+    assert f"WARNING: duplicates_within_budget: delivery at-least-once: {line}" in out
+    partition_finding = next(f for f in report["findings"] if f["code"] == "duplicate")
+    assert partition_finding["message"].startswith("7 record(s): duplicate in 2 replays (copies of source offsets 2-12")
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:4] == ["topic", "part", "duplicates", "replays"])
+    assert lines[header + 2].split() == ["orders", "0", "7", "2", "2-12", "20-26"]
+
+
+def test_the_same_duplicates_in_one_replay_fail(spark, tmp_path):
+    source, target = forty_resending((0, range(2, 9)))  # 7 in one run: more than one crash leaves
+    code, report = run(spark, tmp_path, source, target)
+    assert code == EXIT_FAIL
+    assert codes(report) == {("error", "duplicate"), ("error", "duplicate_budget_exceeded")}
+    budget = report["duplicate_budget"]
+    assert (budget["duplicates"], budget["replays"], budget["allowed_duplicates"]) == (7, 1, 4)
+    assert next(f for f in report["findings"] if f["code"] == "duplicate_budget_exceeded")["message"].endswith(
+        "7 duplicates in 1 replay (at most 4 per replay: 10 % of the 40 records validated): over budget"
+    )
+
+
+def test_runs_in_different_partitions_from_one_crash_are_one_replay(spark, tmp_path):
+    # One crash resends in both partitions its task owned: one run each, one replay.
+    source, target = forty_resending((0, range(2, 6)), (1, range(10, 13)))
+    code, report = run(spark, tmp_path, source, target)
+    assert code == EXIT_FAIL
+    assert report["duplicate_budget"]["replays"] == 1 and report["duplicate_budget"]["allowed_duplicates"] == 4
+    partitions = {p["partition"]: p for p in report["topics"][0]["partitions"]}
+    assert (partitions[0]["duplicate_replays"], partitions[1]["duplicate_replays"]) == (1, 1)
+
+
+def test_exactly_once_fails_on_duplicates_of_any_number_of_replays(spark, tmp_path):
+    source, target = forty_resending((0, [2]), (0, [10]))
+    code, report = run(spark, tmp_path, source, target, "--delivery", "exactly-once")
+    assert code == EXIT_FAIL
+    assert codes(report) == {("error", "duplicate"), ("error", "duplicates_under_exactly_once")}
+    budget = report["duplicate_budget"]
+    assert (budget["replays"], budget["allowed_per_replay"], budget["allowed_duplicates"]) == (2, 0, 0)
 
 
 def test_exactly_once_fails_on_a_single_duplicate(spark, tmp_path):

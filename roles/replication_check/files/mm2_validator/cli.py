@@ -126,14 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_budget_count,
         default=None,
         metavar="N|unlimited",
-        help="at-least-once: at most N duplicates pass, with a warning (default: unlimited)",
+        help="at-least-once: at most N duplicates per replay (a run of duplicated records, one per crash) pass, "
+        "with a warning (default: unlimited)",
     )
     verdict.add_argument(
         "--max-duplicate-ratio",
         type=_budget_ratio,
         default=DEFAULT_MAX_DUPLICATE_RATIO,
         metavar="FRACTION|unlimited",
-        help="at-least-once: at most floor(FRACTION x records validated) duplicates pass, with a warning; "
+        help="at-least-once: at most floor(FRACTION x records validated) duplicates per replay pass, with a warning; "
         f"with --max-duplicates the smaller limit applies (default: {DEFAULT_MAX_DUPLICATE_RATIO:g})",
     )
     window = parser.add_argument_group("window (judge only the records after a point, e.g. an incident)")

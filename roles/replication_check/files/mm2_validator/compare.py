@@ -29,6 +29,16 @@ record is when its timestamp is (timestamp windows: MM2 copies timestamps) or wh
 it sits at or after the partition's *target window offset*: the first target offset
 holding a replica of a window record (offset windows; without any such replica, the
 offset after the last replica of an earlier record).
+
+Replays: a crashed at-least-once task resends every record since its last committed
+source offset, one contiguous run of source records per partition it owned. A
+partition's judged duplicates, in source order, split into runs where the next
+duplicated source record is not the one right after the previous. Positions count
+source records, not offsets, so compaction gaps and transaction markers split no run.
+A source record copied k extra times belongs to k stacked runs (its first, second, ...
+extra copy are counted apart), so two crashes resending the same records are two
+replays. `duplicate_replays` is a partition's number of runs (gaps and islands over
+the duplicates, in Spark).
 """
 
 from __future__ import annotations
@@ -66,6 +76,10 @@ from mm2_validator.window import TopicWindow
 REQUIRED = "required"
 IN_WINDOW = "in_window"  # source records: judged
 T_IN_WINDOW = "t_in_window"  # target records: judged
+# Duplicate findings: the position of the source record copied among its partition's source
+# records (1 for the first), and which extra copy of it this is (1 for the first).
+SOURCE_POSITION = "source_position"
+DUPLICATE_COPY = "duplicate_copy"
 
 # Match statuses of `match_records` rows.
 MATCHED = "matched"
@@ -167,12 +181,21 @@ def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
     One row per source or target record, with `s_*` and `t_*` attributes (null on
     the side without the record), `status`, and `mapped_source_offset`: the source
     offset a target record replicates (duplicates map to the last source copy of
-    their fingerprint; unexpected records to null).
+    their fingerprint; unexpected records to null). Duplicates also carry
+    `mapped_source_position`, that copy's position among the partition's source
+    records, which tells replays apart (see the module docstring).
     """
     keys = ["partition", FP_A, FP_B, "occurrence"]
     pairs = _side(source, "s_", extra=[REQUIRED, IN_WINDOW]).join(_side(target, "t_"), on=keys, how="full_outer")
-    source_copies = source.groupBy("partition", FP_A, FP_B).agg(
-        F.count(F.lit(1)).alias("source_copies"), F.max("offset").alias("last_source_offset")
+    in_offset_order = Window.partitionBy("partition").orderBy("offset")
+    source_copies = (
+        source.withColumn(SOURCE_POSITION, F.row_number().over(in_offset_order))
+        .groupBy("partition", FP_A, FP_B)
+        .agg(
+            F.count(F.lit(1)).alias("source_copies"),
+            F.max("offset").alias("last_source_offset"),
+            F.max(SOURCE_POSITION).alias("last_source_position"),
+        )
     )
     pairs = pairs.join(source_copies, on=["partition", FP_A, FP_B], how="left")
     has_source = F.col("s_offset").isNotNull()
@@ -189,7 +212,8 @@ def match_records(source: DataFrame, target: DataFrame) -> DataFrame:
     mapped = F.when(F.col("status") == MATCHED, F.col("s_offset")).when(
         F.col("status") == DUPLICATE, F.col("last_source_offset")
     )
-    return pairs.withColumn("mapped_source_offset", mapped)
+    position = F.when(F.col("status") == DUPLICATE, F.col("last_source_position"))
+    return pairs.withColumn("mapped_source_offset", mapped).withColumn("mapped_source_position", position)
 
 
 def target_window_offsets(pairs: DataFrame, window: TopicWindow) -> dict[int, int]:
@@ -231,8 +255,16 @@ def mark_target_window(pairs: DataFrame, window: TopicWindow, target_starts: Map
 
 
 def _finding(
-    kind: Column, source_offset: Column, target_offset: Column, key_preview: Column, detail: Column
+    kind: Column,
+    source_offset: Column,
+    target_offset: Column,
+    key_preview: Column,
+    detail: Column,
+    duplicate_copy: Optional[Column] = None,
+    source_position: Optional[Column] = None,
 ) -> list[Column]:
+    """A finding row; `duplicate_copy` and `source_position` are set for duplicates only."""
+    no_number = F.lit(None)
     return [
         F.col("partition"),
         kind.alias("kind"),
@@ -240,6 +272,8 @@ def _finding(
         target_offset.cast("long").alias("target_offset"),
         key_preview.alias("key"),
         detail.cast("string").alias("detail"),
+        (no_number if duplicate_copy is None else duplicate_copy).cast("long").alias(DUPLICATE_COPY),
+        (no_number if source_position is None else source_position).cast("long").alias(SOURCE_POSITION),
     ]
 
 
@@ -279,7 +313,13 @@ def record_findings(pairs: DataFrame) -> DataFrame:
     )
     duplicates = pairs.filter((F.col("status") == DUPLICATE) & F.col(T_IN_WINDOW)).select(
         *_finding(
-            F.lit(DUPLICATE), F.col("mapped_source_offset"), F.col("t_offset"), F.col("t_" + KEY_PREVIEW), no_detail
+            F.lit(DUPLICATE),
+            F.col("mapped_source_offset"),
+            F.col("t_offset"),
+            F.col("t_" + KEY_PREVIEW),
+            no_detail,
+            duplicate_copy=F.col("occurrence") - F.col("source_copies"),
+            source_position=F.col("mapped_source_position"),
         )
     )
     return order_violations.unionByName(type_changes).unionByName(duplicates).unionByName(_pair_leftovers(pairs))
@@ -327,17 +367,25 @@ def _pair_leftovers(pairs: DataFrame) -> DataFrame:
 
 
 def _summarize_findings(findings: DataFrame, results: dict[int, PartitionResult], max_examples: int) -> None:
-    """Counts per partition, kind and detail, with the first examples of each, in one
-    Spark job (examples are ranked by offset before the aggregation, so no group
-    ever collects more than `max_examples` rows)."""
+    """Counts per partition, kind and detail, with the first examples of each and the
+    replays of the duplicates, in one Spark job (examples are ranked by offset before
+    the aggregation, so no group ever collects more than `max_examples` rows)."""
     first_offset = F.coalesce(F.col("source_offset"), F.col("target_offset"))
     in_order = Window.partitionBy("partition", "kind", "detail").orderBy(first_offset, F.col("target_offset"))
     example = F.struct(first_offset.alias("sort_offset"), "kind", "source_offset", "target_offset", "key", "detail")
+    # Gaps and islands: a duplicate starts a replay unless it copies the source record right
+    # after the one the previous duplicate of the same extra copy copied.
+    by_copy_in_source_order = Window.partitionBy("partition", "kind", DUPLICATE_COPY).orderBy(SOURCE_POSITION)
+    previous_position = F.lag(SOURCE_POSITION).over(by_copy_in_source_order)
+    after_a_gap = previous_position.isNull() | (F.col(SOURCE_POSITION) - previous_position > 1)
+    starts_replay = F.when((F.col("kind") == DUPLICATE) & after_a_gap, 1).otherwise(0)
     summary = (
         findings.withColumn("example_rank", F.row_number().over(in_order))
+        .withColumn("starts_replay", starts_replay)
         .groupBy("partition", "kind", "detail")
         .agg(
             F.count(F.lit(1)).alias("count"),
+            F.sum("starts_replay").alias("replays"),
             F.collect_list(F.when(F.col("example_rank") <= max_examples, example)).alias("examples"),
             F.min("source_offset").alias("source_first"),
             F.max("source_offset").alias("source_last"),
@@ -354,6 +402,7 @@ def _summarize_findings(findings: DataFrame, results: dict[int, PartitionResult]
             result.duplicate_range = {
                 name: int(row[name]) for name in ("source_first", "source_last", "target_first", "target_last")
             }
+            result.duplicate_replays = int(row["replays"])
         if row["kind"] == CONTENT_MISMATCH:
             for name in (row["detail"] or "").split(","):
                 if name:

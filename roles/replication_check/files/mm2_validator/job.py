@@ -360,8 +360,10 @@ class Validation:
             )
 
     def judge_duplicates(self) -> None:
-        budget = self.config.duplicate_policy.judge(self.result.duplicates, self.result.records_validated)
-        self.result.duplicate_budget = budget
+        result = self.result
+        result.duplicate_budget = self.config.duplicate_policy.judge(
+            result.duplicates, result.records_validated, result.duplicate_replays
+        )
 
     def _problem_severity(self, kind: str) -> str:
         if kind == TIMESTAMP_TYPE_CHANGE and self.config.allow_timestamp_type_change:
@@ -411,7 +413,9 @@ def _problem_message(kind: str, count: int, partition: PartitionResult) -> str:
     message = f"{count} record(s): {kind.replace('_', ' ')}"
     where = partition.duplicate_range
     if kind == DUPLICATE and where:
+        replays = partition.duplicate_replays
         message += (
+            f" in {replays} replay{'' if replays == 1 else 's'}"
             f" (copies of source offsets {where['source_first']}-{where['source_last']}"
             f" at target offsets {where['target_first']}-{where['target_last']})"
         )

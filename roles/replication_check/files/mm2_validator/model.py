@@ -37,6 +37,9 @@ class PartitionResult:
     # Where the duplicates are: first/last source offset they copy, first/last target offset
     # they sit at (keys source_first, source_last, target_first, target_last); None without any.
     duplicate_range: Optional[dict[str, int]] = None
+    # Separate runs of duplicated source records (one per crash that replayed this partition;
+    # see `compare`): 0 without duplicates.
+    duplicate_replays: int = 0
     # With a window: source records before it (neither required nor judged), the first source
     # offset of the window (--from-offsets) and the first target offset holding a replica of
     # a window record (judged from there on; None when the partition matched as a whole).
@@ -137,11 +140,13 @@ class DuplicateBudget:
     """How the run's duplicates were judged (see `delivery`)."""
 
     delivery: str = "at-least-once"
-    max_duplicates: Optional[int] = None  # None: unlimited
-    max_duplicate_ratio: Optional[float] = 0.1  # of records validated; None: unlimited
+    max_duplicates: Optional[int] = None  # per replay; None: unlimited
+    max_duplicate_ratio: Optional[float] = 0.1  # per replay, of records validated; None: unlimited
     records_validated: int = 0
     duplicates: int = 0
-    allowed_duplicates: Optional[int] = None  # None: unlimited
+    replays: int = 0  # the most separate runs of duplicates in any one partition
+    allowed_per_replay: Optional[int] = None  # None: unlimited
+    allowed_duplicates: Optional[int] = None  # allowed_per_replay x max(1, replays); None: unlimited
     duplicate_ratio: Optional[float] = None  # duplicates / records validated
     within_budget: bool = True
     severity: str = "none"  # none, warning or error
@@ -176,3 +181,9 @@ class ValidationResult:
     @property
     def duplicates(self) -> int:
         return sum(p.problems.get(DUPLICATE, 0) for t in self.topics for p in t.partitions)
+
+    @property
+    def duplicate_replays(self) -> int:
+        """Replays the run saw: one crash replays at most one run of records in each partition
+        its task owned, so the partition with the most runs counts them."""
+        return max((p.duplicate_replays for t in self.topics for p in t.partitions), default=0)

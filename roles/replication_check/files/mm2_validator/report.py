@@ -124,9 +124,11 @@ def duplicate_range_text(partition: PartitionResult) -> str:
     where = partition.duplicate_range
     if not where:
         return ""
+    replays = partition.duplicate_replays
     return (
         f"source {where['source_first']}-{where['source_last']}, "
-        f"target {where['target_first']}-{where['target_last']}"
+        f"target {where['target_first']}-{where['target_last']}, "
+        f"{replays} replay{'' if replays == 1 else 's'}"
     )
 
 
@@ -171,12 +173,13 @@ def text_summary(result: ValidationResult) -> str:
     if duplicated:
         lines.append("")
         lines += _table(
-            ["topic", "part", "duplicates", "copies of source offsets", "at target offsets"],
+            ["topic", "part", "duplicates", "replays", "copies of source offsets", "at target offsets"],
             [
                 [
                     topic,
                     str(p.partition),
                     str(p.problems.get("duplicate", 0)),
+                    str(p.duplicate_replays),
                     f"{p.duplicate_range['source_first']}-{p.duplicate_range['source_last']}",
                     f"{p.duplicate_range['target_first']}-{p.duplicate_range['target_last']}",
                 ]
