@@ -60,8 +60,11 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
 
     source.add("orders", orders(4, 2))
     target.add("src.orders", orders(3, 1) + orders(1, 1) + orders(4, 2))  # 1 replayed across the boundary
-    assert run() == EXIT_FAIL
+    # At-least-once: the replay is a warning of the increment, which passes; the alert keeps its budget.
+    assert run() == EXIT_PASS
     second = json.loads(report.read_text())
+    assert second["verdict"] == "PASS"
+    assert ("warning", "duplicate") in [(f["severity"], f["code"]) for f in second["findings"]]
     assert [(f["kind"], f["source_offset"], f["target_offset"]) for f in second["incremental"]["findings"]] == [
         ("duplicate", 1, 4)
     ]
@@ -73,3 +76,16 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
             "dst", "--topics", "orders", "--incremental", "--state", str(state)]
     assert main(argv, spark_factory=lambda *_: spark, cluster_factory=lambda _s, access: {"source": source, "target": target}[access.name]) == EXIT_USAGE
     assert "belongs to flow src -> dst" in capsys.readouterr().err
+
+
+def test_an_increments_duplicate_is_a_warning_under_at_least_once_only():
+    from types import SimpleNamespace
+
+    from mm2_validator.delivery import AT_LEAST_ONCE, EXACTLY_ONCE, DuplicatePolicy
+    from mm2_validator.incremental_job import increment_severity
+
+    at_least_once = SimpleNamespace(duplicate_policy=DuplicatePolicy(delivery=AT_LEAST_ONCE))
+    exactly_once = SimpleNamespace(duplicate_policy=DuplicatePolicy(delivery=EXACTLY_ONCE))
+    assert increment_severity("duplicate", at_least_once) == "warning"
+    assert increment_severity("duplicate", exactly_once) == "error"
+    assert increment_severity("missing", at_least_once) == "error"

@@ -10,6 +10,7 @@ from typing import Any, Callable, Mapping, Optional
 from pyspark.sql import SparkSession
 
 from mm2_validator.config import ValidatorConfig
+from mm2_validator.delivery import AT_LEAST_ONCE
 from mm2_validator.fingerprint import FP_A, FP_B, HEADERS_FP, KEY_FP, KEY_PREVIEW, TS_MICROS, VALUE_FP, with_fingerprints
 from mm2_validator.incremental import (
     DEFAULT_MEMORY,
@@ -22,7 +23,7 @@ from mm2_validator.incremental import (
     run_increment,
 )
 from mm2_validator.kafka_io import KafkaCluster
-from mm2_validator.model import VERIFIED_BY_RECORDS, Finding, PartitionResult, TopicResult, ValidationResult
+from mm2_validator.model import DUPLICATE, VERIFIED_BY_RECORDS, Finding, PartitionResult, TopicResult, ValidationResult
 
 log = logging.getLogger("mm2_validator")
 
@@ -80,6 +81,12 @@ def snapshot_topic(source: KafkaCluster, target: KafkaCluster, topic: str, remot
     )
 
 
+def increment_severity(kind: str, config: ValidatorConfig) -> str:
+    """Under at-least-once a duplicate is a replay, a warning in the increment's report: its budget
+    over time is the MM2VerificationDuplicatesOverBudget alert's. Every other finding is an error."""
+    return "warning" if kind == DUPLICATE and config.duplicate_policy.delivery == AT_LEAST_ONCE else "error"
+
+
 def validation_result(result: IncrementResult, config: ValidatorConfig) -> ValidationResult:
     """The increment as a `ValidationResult`, so the JSON, text and HTML reports apply."""
     validation = ValidationResult(inputs=config.describe())
@@ -111,7 +118,7 @@ def validation_result(result: IncrementResult, config: ValidatorConfig) -> Valid
                 if count:
                     validation.findings.append(
                         Finding(
-                            "error",
+                            increment_severity(kind, config),
                             kind,
                             f"{count} record(s): {kind.replace('_', ' ')} in this increment",
                             topic=topic.source_topic,
