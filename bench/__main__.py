@@ -13,6 +13,10 @@ Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
   verification  continuous verification's cost: its increment's records/s next to a plain consumer,
              the lag from a record on the target to its proof at a steady paced load, and the CPU
              the increments use at that load (BENCH_VERIFY_RATE records/s for BENCH_VERIFY_SECONDS)
+  replays    per offset.flush.interval.ms (BENCH_REPLAY_FLUSH_MS, default 10000,2000,1000; the workers
+             rolled to each, the role's default last): BENCH_REPLAY_KILLS (default 3) worker SIGKILLs
+             under BENCH_REPLAY_RATE records/s (default 2000) for BENCH_REPLAY_SECONDS (default 150), what
+             one crash replays in seconds of the killed tasks' traffic, and the defaults' drain rate
   tuning     the defaults' drain next to one-setting variants of it (producer batching, compression,
              consumer fetch sizes, max.poll.records, in-flight requests), ratio to the defaults; on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
@@ -31,10 +35,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench import flows, replication, report, tuning, validator_throughput, verification_cost
+from bench import flows, replays, replication, report, tuning, validator_throughput, verification_cost
 from tests.integration import lab
 
-ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "verification", "tuning", "deploy")
+ALL_PARTS = ("raw", "mm2", "stock", "latency", "scaling", "validator", "verification", "replays", "tuning", "deploy")
 ON_REQUEST_PARTS = ("tuning", "deploy")
 DEFAULT_PARTS = tuple(name for name in ALL_PARTS if name not in ON_REQUEST_PARTS)
 # Without a measured MM2 rate (BENCH_PARTS without mm2) the latency curve takes this drain rate
@@ -60,6 +64,13 @@ def settings_from(environ: dict[str, str]) -> replication.Settings:
     return replication.Settings(run_id=str(int(time.time())), records=int(environ.get("BENCH_RECORDS", "200000")),
                                 record_sizes=sizes, latency_seconds=int(environ.get("BENCH_LATENCY_SECONDS", "30")),
                                 latency_fractions=fractions)
+
+
+def replay_settings(environ: dict[str, str], settings: replication.Settings) -> replays.Settings:
+    values = tuple(int(value) for value in environ.get("BENCH_REPLAY_FLUSH_MS", "10000,2000,1000").split(",") if value.strip())
+    return replays.Settings(run_id=settings.run_id, flush_values_ms=values, rate=int(environ.get("BENCH_REPLAY_RATE", "2000")),
+                            seconds=int(environ.get("BENCH_REPLAY_SECONDS", "150")), drain_records=settings.records,
+                            kills=int(environ.get("BENCH_REPLAY_KILLS", "3")))
 
 
 def machine() -> dict[str, Any]:
@@ -112,7 +123,7 @@ def main() -> None:
                      "run_id": settings.run_id}}
     # The defaults' drains run under the benchmark's own source alias, with the ACLs it needs
     # for as long as they run (flows.BENCH_ALIAS).
-    drains = {"mm2", "latency", "scaling", "tuning"} & set(parts)
+    drains = {"mm2", "latency", "scaling", "replays", "tuning"} & set(parts)
     with flows.granted(flows.defaults_flow()) if drains else contextlib.nullcontext():
         if {"raw", "mm2", "stock"} & set(parts):
             run_part(results, "throughput", lambda: replication.throughput(
@@ -128,6 +139,8 @@ def main() -> None:
             run_part(results, "verification", lambda: {"verification": verification_cost.measure(
                 settings.records, int(environ.get("BENCH_VERIFY_RATE", "500")), int(environ.get("BENCH_VERIFY_SECONDS", "180")),
                 int(environ["BENCH_VERIFY_INTERVAL"]) if environ.get("BENCH_VERIFY_INTERVAL") else None)})
+        if "replays" in parts:
+            run_part(results, "replays", lambda: {"replays": replays.measure(replay_settings(environ, settings))})
         if "tuning" in parts:
             run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings)})
         if "deploy" in parts:

@@ -20,6 +20,10 @@ GOAL_VALIDATOR_TO_CONSUMER = 0.5
 GOAL_VALIDATOR_4X_TIME = 4.4
 GOAL_VERIFICATION_TO_CONSUMER = 0.5
 GOAL_VERIFICATION_LAG_P99_S = 60.0
+# One crash replays at most this many seconds of a task's traffic with the role's default
+# offset.flush.interval.ms, which costs at most 5 % of the fastest interval's drain rate.
+GOAL_REPLAY_S = 2.0
+GOAL_FLUSH_DRAIN_RATIO = 0.95
 
 
 def rate_cell(figure: Optional[dict[str, Any]]) -> str:
@@ -85,12 +89,41 @@ def goals(results: dict[str, Any]) -> dict[str, Any]:
     if verification.get("lag_p99_s") is not None:
         verdicts["verification_lag_p99_s"] = {"value": verification["lag_p99_s"], "goal": GOAL_VERIFICATION_LAG_P99_S,
                                               "met": verification["lag_p99_s"] <= GOAL_VERIFICATION_LAG_P99_S}
+    verdicts.update(replay_goals(results.get("replays") or {}))
     growths = [scale["time_ratio_4x"] for scale in (validator.get("scale"), (validator.get("cluster") or {}).get("scale"))
                if scale]
     if growths:
         verdicts["validator_4x_time"] = {"value": max(growths), "goal": GOAL_VALIDATOR_4X_TIME,
                                          "met": max(growths) <= GOAL_VALIDATOR_4X_TIME}
     return verdicts
+
+
+def replay_goals(replays: dict[str, Any]) -> dict[str, Any]:
+    """The role's default interval: its replay per crash and its drain rate against the fastest interval's."""
+    default = next((point for point in replays.get("points", []) if point["role_default"]), None)
+    if default is None:
+        return {}
+    verdicts: dict[str, Any] = {}
+    if default.get("replayed_s") is not None:
+        verdicts["replay_s_per_crash"] = {"value": default["replayed_s"], "goal": GOAL_REPLAY_S,
+                                          "met": default["replayed_s"] <= GOAL_REPLAY_S}
+    if default.get("drain_ratio_to_best") is not None:
+        verdicts["default_flush_drain_ratio"] = {"value": default["drain_ratio_to_best"], "goal": GOAL_FLUSH_DRAIN_RATIO,
+                                                 "met": default["drain_ratio_to_best"] >= GOAL_FLUSH_DRAIN_RATIO}
+    return verdicts
+
+
+def replay_rows(replays: Optional[dict[str, Any]]) -> list[list[str]]:
+    """Per offset.flush.interval.ms: the copies the SIGKILLed workers replayed, per crash in seconds, and the drain rate."""
+    rows = []
+    for point in (replays or {}).get("points", []):
+        replayed = "-" if point["replayed_s"] is None else f"{point['replayed_s']:.1f} s"
+        default = ", the role's default" if point["role_default"] else ""
+        rows.append([f"offset.flush.interval.ms={point['flush_ms']}{default}",
+                     f"{len(point['kills'])} crashes replayed {point['extra_copies']:,} copies: {replayed} of the killed "
+                     f"tasks' traffic per crash ({replays['rate']:,} rec/s offered); drain {rate_cell(point['drain'])}, "
+                     f"ratio to the fastest {ratio_cell(point['drain_ratio_to_best'])}"])
+    return rows
 
 
 def throughput_rows(results: dict[str, Any], sizes: list[str]) -> list[list[str]]:
@@ -133,7 +166,8 @@ def raw_run_rows(raw: dict[str, Any], sizes: list[str]) -> list[list[str]]:
             runs = raw.get(size, {}).get("runs", [])
             return rate_cell(runs[index][side]) if index < len(runs) else "-"
 
-        rows.append([f"{label}: producers (sum)", *(cell(size, "producer_sum") for size in sizes)])
+        timed = "appends on the target" if run.get("producer_timed_by") == "appends" else "sum of the tools' figures"
+        rows.append([f"{label}: producers ({timed})", *(cell(size, "producer_sum") for size in sizes)])
         rows.append([f"{label}: consumers (sum)", *(cell(size, "consumer_sum") for size in sizes)])
     return rows
 
@@ -180,8 +214,9 @@ def other_rows(results: dict[str, Any]) -> list[list[str]]:
                          f"ratio {validator['ratio']:.2f})"])
             rows.extend(validator_scale_rows(validator))
     rows.extend(verification_rows(results.get("verification")))
+    rows.extend(replay_rows(results.get("replays")))
     for name, verdict in results.get("goals", {}).items():
-        comparison = "<=" if name.startswith("p99") or name.endswith(("4x_time", "_p99_s")) else ">="
+        comparison = "<=" if name.startswith("p99") or name.endswith(("4x_time", "_p99_s", "per_crash")) else ">="
         rows.append([f"goal {name} {comparison} {verdict['goal']:g}",
                      f"{verdict['value']:g}: {'met' if verdict['met'] else 'NOT met'}"])
     return rows

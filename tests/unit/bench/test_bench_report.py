@@ -14,7 +14,7 @@ def rate(records_per_s: float, mib_per_s: float) -> dict[str, float]:
 
 
 def run(compression: str, producers: float, consumers: float) -> dict[str, Any]:
-    return {"compression": compression, "clients": 2, "producer_sum": rate(producers, producers / 1024),
+    return {"compression": compression, "clients": 2, "producer_sum": rate(producers, producers / 1024), "producer_timed_by": "appends",
             "consumer_sum": rate(consumers, consumers / 1024),
             "limited_by": "producers" if producers <= consumers else "consumers",
             "slower_side": rate(min(producers, consumers), min(producers, consumers) / 1024)}
@@ -95,7 +95,7 @@ def test_table_shows_the_ceiling_with_its_settings_and_every_concurrent_run() ->
     ceiling = next(line for line in lines if line.startswith("raw ceiling"))
     assert "30,000 rec/s 29.3 MiB/s (2 producers + 2 consumers, compression none, producers slower)" in ceiling
     assert ceiling.rstrip().endswith("-")  # not measured for 100 B
-    producers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, lz4: producers (sum)"))
+    producers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, lz4: producers (appends on the target)"))
     assert "24,000 rec/s" in producers
     consumers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, none: consumers (sum)"))
     assert "48,000 rec/s" in consumers

@@ -13,7 +13,7 @@ bench_main = importlib.import_module("bench.__main__")
 
 
 def test_default_parts_leave_out_the_deployment() -> None:
-    assert bench_main.selected_parts({}) == ("raw", "mm2", "stock", "latency", "scaling", "validator", "verification")
+    assert bench_main.selected_parts({}) == ("raw", "mm2", "stock", "latency", "scaling", "validator", "verification", "replays")
 
 
 def test_parts_are_chosen_by_name_in_a_fixed_order_and_bench_deploy_adds_one() -> None:
