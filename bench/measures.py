@@ -112,12 +112,17 @@ def summed(rates: Sequence[Rate]) -> Rate:
     return Rate(sum(rate.records_per_s for rate in rates), sum(rate.mib_per_s for rate in rates))
 
 
-def concurrent_run(compression: str, producers: Sequence[Rate], consumers: Sequence[Rate]) -> dict[str, Any]:
+def concurrent_run(compression: str, producers: Sequence[Rate], consumers: Sequence[Rate],
+                   appended: Optional[Rate] = None) -> dict[str, Any]:
     """One run of N producers into the target beside N consumers of the source: each side's sum,
-    and the slower side, which is what a copy with these clients could sustain."""
-    producer_sum, consumer_sum = summed(producers), summed(consumers)
+    and the slower side, which is what a copy with these clients could sustain. appended: the
+    producers' records over the span of their appends on the target, timed as MM2's drain is (the
+    tools' own figures include their JVM's start-up and warm-up); it is the producer side when given."""
+    tools_sum, consumer_sum = summed(producers), summed(consumers)
+    producer_sum = appended if appended is not None else tools_sum
     return {"compression": compression, "clients": len(producers),
             "producers": [rate.as_dict() for rate in producers], "consumers": [rate.as_dict() for rate in consumers],
+            "producer_tools_sum": tools_sum.as_dict(), "producer_timed_by": "appends" if appended is not None else "tools",
             "producer_sum": producer_sum.as_dict(), "consumer_sum": consumer_sum.as_dict(),
             "limited_by": "producers" if producer_sum.records_per_s <= consumer_sum.records_per_s else "consumers",
             "slower_side": slower(producer_sum, consumer_sum).as_dict()}

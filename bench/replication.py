@@ -155,9 +155,9 @@ def consumer_group(group: str, index: int) -> str:
 def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], remote: str, source_topic: str,
                        records: int, record_size: int, group: str, compression: str) -> dict[str, Any]:
     """len(hosts) ProducerPerformance into the target (records shared out) beside as many
-    ConsumerPerformance in one group on the source topic (the group spreads its partitions over
-    them, as MM2 spreads them over its tasks), all started at once. A group consumer reads until
-    its partitions stay empty for GROUP_IDLE_TIMEOUT_MS (its count is the whole topic)."""
+    ConsumerPerformance of the source topic, all started at once. The producers are timed from
+    their first to their last record's append on the target, as MM2's drain is. Each consumer,
+    in a group of its own, reads the whole topic until it stays empty for GROUP_IDLE_TIMEOUT_MS."""
     props = perf_tools.with_compression(perf_tools.FLOW_PRODUCER_PROPS, compression)
     producers = [(f"producer {index} ({compression}) on {host}", perf_tools.tool_command(
         host, perf_tools.PRODUCER_PERFORMANCE, *perf_tools.producer_args(
@@ -173,7 +173,18 @@ def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], re
     outputs = side_by_side(producers + consumers)
     return measures.concurrent_run(
         compression, [perf_tools.parse_producer_summary(output).rate for output in outputs[:len(hosts)]],
-        [perf_tools.parse_consumer_summary(output, idle_ms) for output in outputs[len(hosts):]])
+        [perf_tools.parse_consumer_summary(output, idle_ms) for output in outputs[len(hosts):]],
+        appended_rate(remote, records, record_size))
+
+
+def appended_rate(topic: str, records: int, record_size: int) -> Optional[perf_tools.Rate]:
+    """What the producers wrote into a LogAppendTime topic, over the span of the appends; None
+    when not every record can be read back."""
+    timestamps = retry(lambda: arrival_timestamps(topic, records), f"read {topic}")
+    if len(timestamps) < records:
+        print(f"  {topic}: read {len(timestamps)} of {records} records: the producers are timed by their tools")
+        return None
+    return measures.drain_from_timestamps(timestamps, record_size).rate
 
 
 def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_size: int, clients: int) -> dict[str, Any]:
@@ -187,7 +198,8 @@ def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_si
     labels = ("alone", *RAW_COMPRESSIONS)
     for label in labels:
         retry(lambda label=label: lab.create_topic(TARGET, cleanup.topic(TARGET, f"{remote_prefix}.{label}"),
-                                                   DEFAULT_PARTITIONS), "create raw topic")
+                                                   DEFAULT_PARTITIONS, "message.timestamp.type=LogAppendTime"),
+              "create raw topic")
     group = f"bench-{settings.run_id}-raw{record_size}"
     hosts = client_hosts(clients)
     try:
@@ -196,8 +208,9 @@ def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_si
                               stack.enter_context(perf_tools.client_config(host, perf_tools.READER_ACCOUNT)))
                        for host in sorted(set(hosts))}
             first = hosts[0]
-            producer_alone = retry(lambda: perf_tools.run_producer(
+            producer_tool = retry(lambda: perf_tools.run_producer(
                 first, TARGET, f"{remote_prefix}.alone", records, record_size, configs[first][0]).rate, "raw producer")
+            producer_alone = appended_rate(f"{remote_prefix}.alone", records, record_size) or producer_tool
             consumer_alone = retry(lambda: perf_tools.run_consumer(
                 first, SOURCE, source_topic, records, configs[first][1], f"{group}.alone"), "raw consumer")
             runs = []

@@ -44,6 +44,10 @@ def test_a_concurrent_raw_run_starts_n_producers_and_n_consumers_and_sums_them(m
                 CONSUMER_LINES.format(records=133334), CONSUMER_LINES.format(records=66666)]
 
     monkeypatch.setattr(replication, "side_by_side", fake_side_by_side)
+    # The target appended the 200,000 records over 8 s: 25,000 rec/s, the producer side.
+    read_back: list[str] = []
+    monkeypatch.setattr(replication, "arrival_timestamps",
+                        lambda topic, records: read_back.append(topic) or [1000 + index * 8000 // (records - 1) for index in range(records)])
     configs = {"w1": ("/p1", "/c1"), "w2": ("/p2", "/c2")}
     run = replication.concurrent_raw_run(["w1", "w2"], configs, "src.bench.1.raw1024.none", "bench.1.size1024",
                                          200000, 1024, "bench-1-raw1024.none", "none")
@@ -62,10 +66,20 @@ def test_a_concurrent_raw_run_starts_n_producers_and_n_consumers_and_sums_them(m
         assert command[command.index("--num-records") + 1] == "200000"
         assert command[command.index("--timeout") + 1] == str(perf_tools.GROUP_IDLE_TIMEOUT_MS)
         assert command[command.index("--bootstrap-server") + 1] == f"{replication.SOURCE}:9094"
-    assert run["producer_sum"]["records_per_s"] == 22000.0
+    assert read_back == ["src.bench.1.raw1024.none"]
+    assert run["producer_tools_sum"]["records_per_s"] == 22000.0
+    assert run["producer_sum"]["records_per_s"] == pytest.approx(25000.0) and run["producer_timed_by"] == "appends"
     # 133,334 + 66,666 records, each over 14 s of fetch time less the 10 s idle wait.
     assert run["consumer_sum"]["records_per_s"] == pytest.approx(50000.0)
     assert run["limited_by"] == "producers" and run["compression"] == "none" and run["clients"] == 2
+
+
+def test_producers_not_read_back_whole_are_timed_by_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replication, "side_by_side", lambda commands: [
+        PRODUCER_LINE.format(records=1000, rate=10000.0), CONSUMER_LINES.format(records=2000)])
+    monkeypatch.setattr(replication, "arrival_timestamps", lambda topic, records: [1000, 2000])
+    run = replication.concurrent_raw_run(["w1"], {"w1": ("/p1", "/c1")}, "src.t", "t", 2000, 1024, "g", "lz4")
+    assert run["producer_sum"]["records_per_s"] == 10000.0 and run["producer_timed_by"] == "tools"
 
 
 def test_mm2_is_rated_against_the_ceiling() -> None:
