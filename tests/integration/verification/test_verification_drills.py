@@ -41,9 +41,10 @@ WORKER_SERVICE = "kafka-connect"
 BROKER_SERVICE = "kafka-broker"
 FIGURES = lab.REPO_ROOT / "build" / "verification-figures.jsonl"
 REPORTS = lab.REPO_ROOT / "build" / f"verification-{RUN_ID}"
-KILLED, RESTARTED, BROKER, TAMPERED, BESIDE = (f"foo.vd-{name}-{RUN_ID}" for name in ("killed", "restarted", "broker", "tampered", "beside"))
+KILLED, RESTARTED, BROKER, TAMPERED, BESIDE, BURST = (
+    f"foo.vd-{name}-{RUN_ID}" for name in ("killed", "restarted", "broker", "tampered", "beside", "burst"))
 # BESIDE carries the load while the tamper drill holds the timer.
-LOAD_TOPICS = (KILLED, RESTARTED, BROKER, BESIDE)
+LOAD_TOPICS = (KILLED, RESTARTED, BROKER, BESIDE, BURST)
 TOPICS = (*LOAD_TOPICS, TAMPERED)
 SEEDED = 30
 # Increments start this many seconds after the previous one ended (the drills' own; default 60).
@@ -231,6 +232,46 @@ def test_a_worker_killed_replays_as_duplicates_and_loses_nothing(continuous: lab
     drill.wait_service_active(lab.CONNECT_WORKERS[-1], WORKER_SERVICE)
     record_figures("worker_sigkill", records=load["source_records"], duplicates=found.get("duplicate", 0),
                    copied_s=load["copied_s"], proven_after_copied_s=load["proven_after_copied_s"], findings=found)
+
+
+def test_a_burst_of_worker_crashes_within_a_minute_passes_the_default_budget(continuous: lab.PlaybookRun) -> None:
+    """Three SIGKILLs within a minute, the first worker twice: each replays what its tasks copied
+    since their last offset commit. The batch validator, with the role's default duplicate budget,
+    gives PASS with 0 missing: the budget holds per replay the data shows."""
+    first, second = lab.CONNECT_WORKERS[-1], lab.CONNECT_WORKERS[0]
+    kills: list[float] = []
+
+    def burst() -> None:
+        started = time.monotonic()
+        drill.kill_service(first, WORKER_SERVICE)
+        kills.append(0.0)
+        time.sleep(15)
+        drill.kill_service(second, WORKER_SERVICE)
+        kills.append(round(time.monotonic() - started, 1))
+        drill.wait_service_active(first, WORKER_SERVICE)
+        # Time for the restarted worker to take its tasks back, so the third kill ends running tasks.
+        time.sleep(max(0.0, 40 - (time.monotonic() - started)))
+        drill.kill_service(first, WORKER_SERVICE)
+        kills.append(round(time.monotonic() - started, 1))
+
+    load = under_load(BURST, burst)
+    found = assert_lossless(BURST, load)
+    for host in (first, second):
+        drill.wait_service_active(host, WORKER_SERVICE)
+    assert kills[-1] <= 60, f"the kills spread over more than a minute: {kills}"
+    reports = REPORTS / BURST
+    batch = lab.run_playbook("playbooks/validate.yml", {
+        "replication_check_flow": FLOW, "replication_check_topics": [BURST], "replication_check_groups": [],
+        "replication_check_reports_dir": str(reports)})
+    report = json.loads(next(reports.glob("*-replication-report.json")).read_text())
+    budget = report["duplicate_budget"]
+    assert batch.returncode == 0 and report["verdict"] == "PASS", (report["totals"], budget, batch.output[-3000:])
+    assert report["totals"]["missing"] == 0, report["totals"]
+    assert report["totals"]["source_records"] == load["source_records"], report["totals"]
+    assert report["totals"]["duplicate"] == found.get("duplicate", 0), (report["totals"], found)
+    assert budget["delivery"] == "at-least-once" and budget["max_duplicate_ratio"] == 0.1, budget
+    record_figures("worker_burst", records=load["source_records"], kills_at_s=kills, duplicates=report["totals"]["duplicate"],
+                   replays=budget.get("replays"), allowed=budget["allowed_duplicates"], verdict=report["verdict"])
 
 
 def test_the_verification_job_killed_or_restarted_mid_run_judges_every_record_once(continuous: lab.PlaybookRun) -> None:
