@@ -29,8 +29,7 @@ scripts/venv.sh
 scripts/ensure_docker.sh
 scripts/build_base_image.sh
 scripts/build_kafka_dist.sh
-# The previous release as well: the three-node lab's rolling upgrade drill starts from it (tests/integration/ha).
-KAFKA_VERSION=${KAFKA_DR_PREVIOUS_VERSION:-4.2.0} scripts/build_kafka_dist.sh
+# The previous release is built by `make integration-ha` alone: only its rolling upgrade drill needs it.
 # The reference guides' oldest brokers (EMR's Kafka 2.12_2.4.1, ZooKeeper mode), broker-only: the
 # EMR guides' source in tests/integration/test_mirrormaker_seeds.py and `make compat` run them.
 KAFKA_VERSION=2.4.1 KAFKA_SCALA_VERSION=2.12 KAFKA_DIST_FLAVOUR=broker scripts/build_kafka_dist.sh
