@@ -23,24 +23,53 @@ if ! command -v promtool >/dev/null 2>&1; then
   fi
 fi
 
-# The Python venv with the pinned controller packages and collections.
-scripts/venv.sh
+# Three lanes side by side, each quiet when its work is cached: on a fresh machine the base
+# image's debootstrap, the Maven builds and pip's downloads mostly wait on the network and the
+# disk, so together they take about as long as the longest. The Maven steps stay in one lane:
+# a Maven local repository is not safe for two builds at once.
 
-scripts/ensure_docker.sh
-scripts/build_base_image.sh
-scripts/build_kafka_dist.sh
-# The previous release is built by `make integration-ha` alone: only its rolling upgrade drill needs it.
-# The reference guides' oldest brokers (EMR's Kafka 2.12_2.4.1, ZooKeeper mode), broker-only: the
-# EMR guides' source in tests/integration/test_mirrormaker_seeds.py and `make compat` run them.
-KAFKA_VERSION=2.4.1 KAFKA_SCALA_VERSION=2.12 KAFKA_DIST_FLAVOUR=broker scripts/build_kafka_dist.sh
-scripts/fetch_spark_jars.sh
-scripts/fetch_jmx_exporter.sh
+# The Python venv with the pinned controller packages and collections, then pyspark as wheels
+# for the task nodes, so a node installs the validation job without reaching a package index.
+python_lane() {
+  scripts/venv.sh
+  local pyspark_pin py4j_pin
+  pyspark_pin=$(grep -E '^pyspark==' requirements.txt)
+  py4j_pin=$(.venv/bin/pip show py4j 2>/dev/null | sed -n 's/^Version: /py4j==/p')
+  if ! ls "$cache/wheels/${pyspark_pin/==/-}-"*.whl >/dev/null 2>&1 || ! ls "$cache/wheels/${py4j_pin/==/-}-"*.whl >/dev/null 2>&1; then
+    echo "setup: building $pyspark_pin and $py4j_pin wheels for the task nodes"
+    .venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w "$cache/wheels" "$pyspark_pin" "$py4j_pin"
+  fi
+}
 
-# The validation job runs on a lab task node: ship pyspark as wheels built here, so
-# the node installs it without reaching a package index.
-pyspark_pin=$(grep -E '^pyspark==' requirements.txt)
-py4j_pin=$(.venv/bin/pip show py4j 2>/dev/null | sed -n 's/^Version: /py4j==/p')
-if ! ls "$cache/wheels/${pyspark_pin/==/-}-"*.whl >/dev/null 2>&1 || ! ls "$cache/wheels/${py4j_pin/==/-}-"*.whl >/dev/null 2>&1; then
-  echo "setup: building $pyspark_pin and $py4j_pin wheels for the task nodes"
-  .venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w "$cache/wheels" "$pyspark_pin" "$py4j_pin"
+# The docker engine, then the lab's and Molecule's base image.
+docker_lane() {
+  scripts/ensure_docker.sh
+  scripts/build_base_image.sh
+}
+
+# Kafka's current release; the reference guides' oldest brokers (EMR's Kafka 2.12_2.4.1,
+# ZooKeeper mode), broker-only, which the EMR guides' source in
+# tests/integration/test_mirrormaker_seeds.py and `make compat` run; Spark's Kafka jars; the JMX
+# exporter. (The previous release is built by `make integration-ha` alone: only its rolling
+# upgrade drill needs it.)
+maven_lane() {
+  scripts/build_kafka_dist.sh
+  KAFKA_VERSION=2.4.1 KAFKA_SCALA_VERSION=2.12 KAFKA_DIST_FLAVOUR=broker scripts/build_kafka_dist.sh
+  scripts/fetch_spark_jars.sh
+  scripts/fetch_jmx_exporter.sh
+}
+
+# Each lane's lines carry its name; the run fails when any lane does, after all have ended.
+pids=()
+for lane in python docker maven; do
+  "${lane}_lane" 2>&1 | sed -u "s/^/[$lane] /" &
+  pids+=("$!")
+done
+failed=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || failed=1
+done
+if [ "$failed" -ne 0 ]; then
+  echo "setup: failed, see the lines above" >&2
+  exit 1
 fi
