@@ -70,7 +70,10 @@ def test_two_increments_then_a_foreign_flow_refused(spark, tmp_path, capsys):
     ]
     assert second["incremental"]["topics"][0]["cumulative"]["records_judged"] == 6
     assert 'findings_total{flow="src-dst",topic="orders",partition="0",kind="duplicate"} 1' in metrics.read_text()
-    assert "increment 2 of state" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "increment 2 of state" in printed
+    # No batch budget line for an increment: its count, and where its budget is kept.
+    assert "duplicates: 1 in this increment (no budget per increment" in printed and "delivery at-least-once" not in printed
 
     argv = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--source-alias", "other", "--target-alias",
             "dst", "--topics", "orders", "--incremental", "--state", str(state)]

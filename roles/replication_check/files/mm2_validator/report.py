@@ -157,6 +157,15 @@ def increment_lines(increment: Optional[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def budget_line(result: ValidationResult) -> str:
+    """The run's duplicate budget; an increment has none (a replay's copies often arrive in a later
+    increment than their records), so it gives its count and where the budget is kept."""
+    if result.incremental is not None:
+        return (f"duplicates: {result.duplicates:,} in this increment (no budget per increment: the alert "
+                "MM2VerificationDuplicatesOverBudget weighs them over an hour)")
+    return describe_budget(result.duplicate_budget)
+
+
 def text_summary(result: ValidationResult) -> str:
     lines: list[str] = []
     header = ["topic", "part", "source", "target"] + [_SHORT_KIND[k] for k in PROBLEM_KINDS] + ["checked by"]
@@ -207,7 +216,7 @@ def text_summary(result: ValidationResult) -> str:
     window = window_text(result.inputs)
     if window:
         lines.append(window)
-    lines.append(describe_budget(result.duplicate_budget))
+    lines.append(budget_line(result))
     lines += increment_lines(result.incremental)
     errors = [f for f in result.findings if f.severity == "error"]
     warnings = [f for f in result.findings if f.severity == "warning"]
@@ -422,7 +431,7 @@ def html_report(result: ValidationResult) -> str:
         + "".join(_cell(totals.get(k, 0), totals.get(k, 0) > 0) for k in PROBLEM_KINDS)
         + "</tr></table>"
         + f"<p>Latency: {escape(latency_text)}</p>"
-        + f"<p>Duplicates: {escape(describe_budget(result.duplicate_budget))}</p>"
+        + f"<p>Duplicates: {escape(budget_line(result))}</p>"
         + (f"<p>{escape(window_text(inputs) or '')}</p>" if window_text(inputs) else "")
         + (f"<h2>Findings</h2><ul>{findings}</ul>" if findings else "<h2>Findings</h2><p>None.</p>")
         + "".join(_topic_section(t) for t in result.topics)
