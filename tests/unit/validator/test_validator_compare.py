@@ -81,7 +81,7 @@ REPLAY_SCENARIOS = {
 def test_each_run_of_duplicated_source_records_is_a_replay(spark):
     sources = {partition: sample(10, partition) for partition in REPLAY_SCENARIOS}
     source = [r for records in sources.values() for r in records]
-    resent = [sources[partition][i] for partition, (runs, _) in REPLAY_SCENARIOS.items() for run in runs for i in run]
+    resent = [sources[partition][i] for partition, (runs, _expected) in REPLAY_SCENARIOS.items() for run in runs for i in run]
     results = run_compare(spark, source, source + resent)
     for partition, (runs, replays) in REPLAY_SCENARIOS.items():
         assert problems(results[partition]) == {"duplicate": sum(len(run) for run in runs)}, partition

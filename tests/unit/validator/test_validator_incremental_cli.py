@@ -8,7 +8,7 @@ import json
 import pytest
 
 from validator_helpers import BASE_TS_MS, record
-from mm2_validator.cli import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, main
+from mm2_validator.cli import EXIT_PASS, EXIT_USAGE, main
 from validator_fakes import InMemoryCluster
 
 BASE = ["--source-bootstrap", "s:9092", "--target-bootstrap", "t:9092", "--source-alias", "src", "--target-alias", "dst",

@@ -145,7 +145,7 @@ def test_at_least_once_over_budget_fails(spark, tmp_path):
 
 def forty_resending(*runs):
     """The 40 records, then the (partition, source offsets) of each run resent after them."""
-    source, _ = forty_with_replays(0)
+    source = forty_with_replays(0)[0]
     by_partition = {p: [r for r in source if r["partition"] == p] for p in (0, 1)}
     return source, source + [by_partition[partition][i] for partition, offsets in runs for i in offsets]
 
