@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from bench.perf_tools import MIB, Rate
@@ -21,6 +21,8 @@ class Drain:
     record_size: int
     first_ms: int
     last_ms: int
+    # Where the CPU went while it ran (bench.profile's figures), when it was profiled.
+    profile: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def seconds(self) -> float:
@@ -32,15 +34,27 @@ class Drain:
         records_per_s = self.records / self.seconds
         return Rate(records_per_s, records_per_s * self.record_size / MIB)
 
-    def as_dict(self) -> dict[str, float]:
-        return {"records": self.records, "record_size": self.record_size, "seconds": round(self.seconds, 3),
-                **self.rate.as_dict()}
+    def as_dict(self) -> dict[str, Any]:
+        figures: dict[str, Any] = {"records": self.records, "record_size": self.record_size,
+                                   "seconds": round(self.seconds, 3), **self.rate.as_dict()}
+        if self.profile:
+            figures["profile"] = {**self.profile, "cores_while_copying": self.cores_while_copying()}
+        return figures
+
+    def cores_while_copying(self) -> Optional[float]:
+        """The cores the profiled containers kept busy while the timed records arrived (their CPU
+        per record times the rate): near the machine's cores, the copy is CPU bound."""
+        per_record = self.profile.get("total_cpu_us_per_record")
+        return round(per_record * self.rate.records_per_s / 1e6, 2) if per_record else None
 
 
-def drain_from_timestamps(timestamps_ms: Sequence[int], record_size: int) -> Drain:
-    if not timestamps_ms:
-        raise ValueError("no record arrived on the target")
-    return Drain(len(timestamps_ms), record_size, min(timestamps_ms), max(timestamps_ms))
+def drain_from_timestamps(timestamps_ms: Sequence[int], record_size: int, warmup_records: int = 0) -> Drain:
+    """The drain of the records after the first warmup_records appends (all of them by default):
+    from the first of those to the last append."""
+    if len(timestamps_ms) <= warmup_records:
+        raise ValueError(f"{len(timestamps_ms)} records arrived on the target, not more than the {warmup_records} of the warm-up")
+    timed = sorted(timestamps_ms)[warmup_records:]
+    return Drain(len(timed), record_size, timed[0], timed[-1])
 
 
 def parse_timestamps(output: str) -> list[int]:
@@ -112,20 +126,26 @@ def summed(rates: Sequence[Rate]) -> Rate:
     return Rate(sum(rate.records_per_s for rate in rates), sum(rate.mib_per_s for rate in rates))
 
 
-def concurrent_run(compression: str, producers: Sequence[Rate], consumers: Sequence[Rate],
-                   appended: Optional[Rate] = None) -> dict[str, Any]:
-    """One run of N producers into the target beside N consumers of the source: each side's sum,
-    and the slower side, which is what a copy with these clients could sustain. appended: the
-    producers' records over the span of their appends on the target, timed as MM2's drain is (the
-    tools' own figures include their JVM's start-up and warm-up); it is the producer side when given."""
-    tools_sum, consumer_sum = summed(producers), summed(consumers)
-    producer_sum = appended if appended is not None else tools_sum
-    return {"compression": compression, "clients": len(producers),
-            "producers": [rate.as_dict() for rate in producers], "consumers": [rate.as_dict() for rate in consumers],
-            "producer_tools_sum": tools_sum.as_dict(), "producer_timed_by": "appends" if appended is not None else "tools",
-            "producer_sum": producer_sum.as_dict(), "consumer_sum": consumer_sum.as_dict(),
-            "limited_by": "producers" if producer_sum.records_per_s <= consumer_sum.records_per_s else "consumers",
-            "slower_side": slower(producer_sum, consumer_sum).as_dict()}
+def concurrent_run(compression: str, producers: Rate, consumers: Sequence[Rate],
+                   producers_tools: Sequence[Rate] = (), consumers_ended_first_s: float = 0.0) -> dict[str, Any]:
+    """One run of N producers into the target beside N consumers of the source: each side's rate,
+    and the slower side, which is what a copy with these clients could sustain.
+    producers: what they appended together on the target after their warm-up; consumers: each
+    one's rate after its warm-up; producers_tools: each producer's own steady-state figure.
+    consumers_ended_first_s: how long the producers went on after the first consumer stopped
+    reading (0 when the consumers read until the end): that part of the producers' run had the
+    cores with less contention than a copy would leave it."""
+    consumer_sum = summed(consumers)
+    run: dict[str, Any] = {
+        "compression": compression, "clients": len(consumers),
+        "consumers": [rate.as_dict() for rate in consumers],
+        "producer_sum": producers.as_dict(), "consumer_sum": consumer_sum.as_dict(),
+        "limited_by": "producers" if producers.records_per_s <= consumer_sum.records_per_s else "consumers",
+        "slower_side": slower(producers, consumer_sum).as_dict(),
+        "consumers_ended_first_s": round(consumers_ended_first_s, 1)}
+    if producers_tools:
+        run["producers_tools"] = [rate.as_dict() for rate in producers_tools]
+    return run
 
 
 def best_ceiling(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -133,8 +153,9 @@ def best_ceiling(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if not runs:
         raise ValueError("no raw run to take a ceiling from")
     best = max(runs, key=lambda run: run["slower_side"]["records_per_s"])
-    return {**best["slower_side"], "compression": best["compression"], "clients": best["clients"],
-            "limited_by": best["limited_by"]}
+    ceiling = {**best["slower_side"], "compression": best["compression"], "clients": best["clients"],
+               "limited_by": best["limited_by"]}
+    return ceiling
 
 
 # ---- the latency curve ------------------------------------------------------------------------

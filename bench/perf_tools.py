@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from datetime import datetime
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Optional
@@ -130,19 +131,57 @@ def client_config(host: str, account: ClientAccount) -> Iterator[str]:
 
 
 def producer_args(topic: str, records: int, record_size: int, config_path: str, bootstrap: str,
-                  props: tuple[str, ...] = FLOW_PRODUCER_PROPS, throughput: int = -1) -> list[str]:
+                  props: tuple[str, ...] = FLOW_PRODUCER_PROPS, throughput: int = -1,
+                  warmup_records: int = 0) -> list[str]:
+    """records include the warm-up records, which the steady-state summary leaves out."""
+    warmup = ["--warmup-records", str(warmup_records)] if warmup_records else []
     return ["--topic", topic, "--num-records", str(records), "--record-size", str(record_size),
-            "--throughput", str(throughput), "--command-config", config_path,
+            "--throughput", str(throughput), *warmup, "--command-config", config_path,
             "--bootstrap-server", bootstrap, "--command-property", *props]
 
 
 def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, group: str,
-                  idle_timeout_ms: int = 60000) -> list[str]:
+                  idle_timeout_ms: int = 60000, detailed: bool = False) -> list[str]:
+    """detailed: a line of running totals each REPORTING_INTERVAL_MS instead of the summary."""
     # A generous fetch size: the default (1 MiB per partition) would make the tool, not the
     # brokers, the limit on 1 KiB records.
+    intervals = ["--show-detailed-stats", "--reporting-interval", str(REPORTING_INTERVAL_MS)] if detailed else []
     return ["--bootstrap-server", bootstrap, "--topic", topic, "--num-records", str(records),
             "--command-config", config_path, "--group", group, "--fetch-size", str(4 * MIB),
-            "--timeout", str(idle_timeout_ms)]
+            "--timeout", str(idle_timeout_ms), *intervals]
+
+
+REPORTING_INTERVAL_MS = 1000
+
+
+def parse_consumer_steady(output: str) -> Optional[Rate]:
+    """The rate of a ConsumerPerformance run with --show-detailed-stats from the line at which it
+    had read half its records to its last line (its running totals): the first half warms its JVM,
+    as the producers' warm-up records do. None with fewer than two lines to time."""
+    progress: list[tuple[datetime, float, int]] = []  # (time, MiB read so far, records read so far)
+    for line in output.splitlines():
+        columns = [column.strip() for column in line.split(",")]
+        if len(columns) < 6 or columns[0] == "time":
+            continue
+        try:
+            progress.append((datetime.strptime(columns[0], "%Y-%m-%d %H:%M:%S:%f"), float(columns[2]), int(columns[4])))
+        except ValueError:
+            continue
+    if len(progress) < 2:
+        return None
+    last = progress[-1]
+    start = next(entry for entry in progress if entry[2] >= last[2] / 2)
+    if start is last:
+        start = progress[-2]
+    seconds = (last[0] - start[0]).total_seconds()
+    if seconds <= 0:
+        return None
+    return Rate((last[2] - start[2]) / seconds, (last[1] - start[1]) / seconds)
+
+
+def timed_out(output: str) -> bool:
+    """ConsumerPerformance ended on its --timeout (its partitions were read before its count)."""
+    return _CONSUMER_TIMED_OUT in output
 
 
 # ---- parsers ------------------------------------------------------------------------------------
@@ -158,6 +197,22 @@ class ProducerSummary:
     rate: Rate
     avg_latency_ms: float
     max_latency_ms: float
+
+
+_PRODUCER_STEADY = re.compile(
+    r"(?P<records>\d+) steady state records sent, (?P<rps>[\d.]+) records/sec \((?P<mibps>[\d.]+) MB/sec\), "
+    r"(?P<avg>[\d.]+) ms avg latency, (?P<max>[\d.]+) ms max latency")
+
+
+def parse_producer_steady(output: str) -> Optional[ProducerSummary]:
+    """The steady-state summary ProducerPerformance prints after its warm-up records
+    (--warmup-records): the records after the warm-up, timed from the first of them to the last
+    acknowledgement. None without one."""
+    match = _PRODUCER_STEADY.search(output)
+    if not match:
+        return None
+    return ProducerSummary(int(match["records"]), Rate(float(match["rps"]), float(match["mibps"])),
+                           float(match["avg"]), float(match["max"]))
 
 
 def parse_producer_summary(output: str) -> ProducerSummary:
@@ -188,7 +243,7 @@ def parse_consumer_summary(output: str, idle_timeout_ms: int = 0) -> Rate:
     if header_index is None or row is None:
         raise ValueError(f"no ConsumerPerformance summary in: {output[-500:]!r}")
     columns = dict(zip([name.strip() for name in header.split(",")], [value.strip() for value in row.split(",")]))
-    if _CONSUMER_TIMED_OUT in output and idle_timeout_ms:
+    if timed_out(output) and idle_timeout_ms:
         active_s = (float(columns.get("fetch.time.ms", "0") or 0) - idle_timeout_ms) / 1000
         records = float(columns["data.consumed.in.nMsg"])
         if active_s > 0:
@@ -202,11 +257,12 @@ def parse_consumer_summary(output: str, idle_timeout_ms: int = 0) -> Rate:
 
 
 def run_producer(host: str, broker: str, topic: str, records: int, record_size: int, config_path: str,
-                 props: tuple[str, ...] = FLOW_PRODUCER_PROPS) -> ProducerSummary:
-    """ProducerPerformance in container `host` writing to `broker`'s client listener."""
-    output = run_tool(host, PRODUCER_PERFORMANCE,
-                      *producer_args(topic, records, record_size, config_path, client_bootstrap(broker), props))
-    return parse_producer_summary(output)
+                 props: tuple[str, ...] = FLOW_PRODUCER_PROPS) -> Rate:
+    """ProducerPerformance in container `host` writing to `broker`'s client listener: as many
+    warm-up records first, then `records` timed (its steady state)."""
+    output = run_tool(host, PRODUCER_PERFORMANCE, *producer_args(
+        topic, 2 * records, record_size, config_path, client_bootstrap(broker), props, warmup_records=records))
+    return (parse_producer_steady(output) or parse_producer_summary(output)).rate
 
 
 def run_consumer(host: str, broker: str, topic: str, records: int, config_path: str, group: str) -> Rate:

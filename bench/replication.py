@@ -9,6 +9,8 @@ are removed afterwards, also when a figure fails.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import subprocess
 import threading
 import time
@@ -16,12 +18,17 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from bench import flows, measures, perf_tools, report
+from bench import profile as cpu_profile
 from tests.integration import lab
 
 SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
 CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
 DEFAULT_PARTITIONS = 3
+# The record size whose `records` the throughput figures of smaller records match in bytes.
+REFERENCE_RECORD_SIZE = 1024
+# The containers whose CPU a drain's profile samples: the Connect workers and both brokers.
+PROFILE_HOSTS = (*lab.CONNECT_WORKERS, SOURCE, TARGET)
 # The latency curve's offered rates, as fractions of the defaults' measured drain rate.
 LATENCY_FRACTIONS = (0.10, 0.25, 0.50, 0.75, 0.90)
 
@@ -35,6 +42,12 @@ class Settings:
     latency_fractions: tuple[float, ...] = LATENCY_FRACTIONS
     scaling_tasks: tuple[int, ...] = (1, 2, 4)
     scaling_partitions: int = 6
+
+    def records_for(self, record_size: int) -> int:
+        """The throughput figures' records of one size: `records` of 1 KiB, and as many bytes of a
+        smaller size (a drain of 200,000 records of 100 B is over in a second: it would time the
+        start of the tasks rather than their throughput)."""
+        return self.records * max(1, REFERENCE_RECORD_SIZE // record_size)
 
 
 class Cleanup:
@@ -96,10 +109,14 @@ def arrival_timestamps(topic: str, records: int) -> list[int]:
 
 
 def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: int, record_size: int,
-          tasks_max: Optional[int] = None, fail_fast: bool = False) -> measures.Drain:
+          tasks_max: Optional[int] = None, fail_fast: bool = False, profile: bool = False,
+          warmup_records: int = 0) -> measures.Drain:
     """Deploy the flow's connector for a topic that already holds `records` records and time how
     they arrive on the target. Polling the end offsets costs one short JVM every few seconds.
-    fail_fast: a failed task ends the wait at once (else the lab's auto-restart may revive it)."""
+    fail_fast: a failed task ends the wait at once (else the lab's auto-restart may revive it).
+    profile: the CPU the workers and brokers used per record (bench.profile) from the end of the
+    warm-up to the last record's arrival. warmup_records: the drain is timed from the append after
+    the first warmup_records on (the JVMs compile the copy's code in the first seconds)."""
     remote = flow.remote_topic(topic)
     flows.prepare_internal_topics(flow)
     for host, internal, _compacted in flow.internal_topics:
@@ -108,15 +125,27 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
     started = time.monotonic()
     retry(lambda: flows.deploy(name, flow.config_for(name, topic, tasks_max)), f"deploy {name}")
     timeout = max(300.0, records / 500)
-    lab.wait_until(lambda: (not fail_fast or flows.raise_if_failed(name)) and target_count(remote) >= records, timeout,
-                   f"{records} records in {remote}", interval=3)
+
+    def arrived(count: int) -> bool:
+        return (not fail_fast or flows.raise_if_failed(name)) and target_count(remote) >= count
+
+    profiler = cpu_profile.Profile(PROFILE_HOSTS if profile else ())
+    counted_from = 0
+    if profile:
+        # The profile covers the timed part: from the end of the warm-up, polled closely.
+        lab.wait_until(lambda: arrived(warmup_records), timeout, f"{warmup_records} records in {remote}", interval=0.2)
+        profiler.start()
+        counted_from = target_count(remote)
+    lab.wait_until(lambda: arrived(records), timeout, f"{records} records in {remote}", interval=0.5 if profile else 3)
+    profiler.stop()
     print(f"  {name}: {records} records on the target {time.monotonic() - started:.0f} s after deployment")
     flows.remove(name)
     cleanup.connectors.remove(name)
     timestamps = retry(lambda: arrival_timestamps(remote, records), f"read {remote}")
     if len(timestamps) < records:
         raise RuntimeError(f"{remote}: read {len(timestamps)} of {records} records")
-    return measures.drain_from_timestamps(timestamps, record_size)
+    drained = measures.drain_from_timestamps(timestamps, record_size, warmup_records)
+    return dataclasses.replace(drained, profile=profiler.as_dict(records - counted_from)) if profile else drained
 
 
 # ---- raw limit --------------------------------------------------------------------------------
@@ -124,28 +153,38 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
 # The raw ceiling's runs: the flows' compression, and none (on one host compression costs CPU and
 # saves no network, so it may be the faster of the two).
 RAW_COMPRESSIONS = ("lz4", "none")
-
-
 def client_hosts(clients: int, workers: tuple[str, ...] = lab.CONNECT_WORKERS) -> list[str]:
     """The containers the raw clients run in: the Connect workers, spread as MM2 spreads its tasks."""
     return [workers[index % len(workers)] for index in range(clients)]
 
 
-def side_by_side(commands: list[tuple[str, list[str]]]) -> list[str]:
-    """Start every (what, docker exec command) at once, wait for all, return their outputs in order;
-    raise after all ended when one failed."""
+def side_by_side(commands: list[tuple[str, list[str]]]) -> tuple[list[str], list[float]]:
+    """Start every (what, docker exec command) at once, wait for all; return their outputs and the
+    time.time() each ended at, in order; raise after all ended when one failed."""
     processes = [(what, subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
                  for what, command in commands]
-    outputs, failures = [], []
-    for what, process in processes:
+    outputs: list[str] = [""] * len(processes)
+    ended: list[float] = [0.0] * len(processes)
+    failures: list[str] = []
+
+    def finish(index: int) -> None:
+        what, process = processes[index]
         try:
-            outputs.append(perf_tools.finish_tool(process, what))
+            outputs[index] = perf_tools.finish_tool(process, what)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             process.kill()
             failures.append(str(error))
+        ended[index] = time.time()
+
+    # A thread each, so every end time is the process's own and no pipe waits to be read.
+    threads = [threading.Thread(target=finish, args=(index,)) for index in range(len(processes))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     if failures:
         raise RuntimeError("; ".join(failures))
-    return outputs
+    return outputs, ended
 
 
 def consumer_group(group: str, index: int) -> str:
@@ -154,50 +193,62 @@ def consumer_group(group: str, index: int) -> str:
 
 def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], remote: str, source_topic: str,
                        records: int, record_size: int, group: str, compression: str) -> dict[str, Any]:
-    """len(hosts) ProducerPerformance into the target (records shared out) beside as many
-    ConsumerPerformance of the source topic, all started at once. The producers are timed from
-    their first to their last record's append on the target, as MM2's drain is. Each consumer,
-    in a group of its own, reads the whole topic until it stays empty for GROUP_IDLE_TIMEOUT_MS."""
+    """The work of a copy of 2 x records, all clients started at once: len(hosts)
+    ProducerPerformance write 2 x records into the target between them, as many
+    ConsumerPerformance read 2 x records of the source topic between them (each in a group of its
+    own: a group shared by consumers that start at once rebalances while they join). Every side
+    counts from the end of its first half, which warms its JVMs as MM2's long-running workers are
+    warm: the producers by their appends on the target (LogAppendTime), timed as MM2's drain is,
+    the consumers by their running totals."""
     props = perf_tools.with_compression(perf_tools.FLOW_PRODUCER_PROPS, compression)
+    shares = measures.split_records(2 * records, len(hosts))
     producers = [(f"producer {index} ({compression}) on {host}", perf_tools.tool_command(
         host, perf_tools.PRODUCER_PERFORMANCE, *perf_tools.producer_args(
-            remote, share, record_size, configs[host][0], perf_tools.client_bootstrap(TARGET), props)))
-        for index, (host, share) in enumerate(zip(hosts, measures.split_records(records, len(hosts))))]
+            remote, share, record_size, configs[host][0], perf_tools.client_bootstrap(TARGET), props,
+            warmup_records=share // 2)))
+        for index, (host, share) in enumerate(zip(hosts, shares))]
     idle_ms = perf_tools.GROUP_IDLE_TIMEOUT_MS
-    # Each consumer in a group of its own reads the whole topic: a group shared by consumers that
-    # start at once rebalances while they join, and on a short run reads nothing before its timeout.
     consumers = [(f"consumer {index} on {host}", perf_tools.tool_command(
         host, perf_tools.CONSUMER_PERFORMANCE, *perf_tools.consumer_args(
-            source_topic, records, configs[host][1], perf_tools.client_bootstrap(SOURCE), consumer_group(group, index), idle_ms)))
-        for index, host in enumerate(hosts)]
-    outputs = side_by_side(producers + consumers)
-    return measures.concurrent_run(
-        compression, [perf_tools.parse_producer_summary(output).rate for output in outputs[:len(hosts)]],
-        [perf_tools.parse_consumer_summary(output, idle_ms) for output in outputs[len(hosts):]],
-        appended_rate(remote, records, record_size))
+            source_topic, share, configs[host][1], perf_tools.client_bootstrap(SOURCE), consumer_group(group, index),
+            idle_ms, detailed=True)))
+        for index, (host, share) in enumerate(zip(hosts, shares))]
+    outputs, ended = side_by_side(producers + consumers)
+    clients = len(hosts)
+    timestamps = retry(lambda: arrival_timestamps(remote, 2 * records), f"read {remote}")
+    if len(timestamps) < 2 * records:
+        raise RuntimeError(f"{remote}: read {len(timestamps)} of the {2 * records} records the producers wrote")
+    appended = measures.drain_from_timestamps(timestamps, record_size, warmup_records=records)
+    # A consumer that ended on its timeout stopped reading that long before it ended.
+    stopped = [end - (idle_ms / 1000 if perf_tools.timed_out(output) else 0.0)
+               for output, end in zip(outputs[clients:], ended[clients:])]
+    run = measures.concurrent_run(
+        compression, appended.rate,
+        [consumer_steady(output, what) for output, (what, _command) in zip(outputs[clients:], consumers)],
+        producers_tools=[(perf_tools.parse_producer_steady(output) or perf_tools.parse_producer_summary(output)).rate
+                         for output in outputs[:clients]],
+        consumers_ended_first_s=max(appended.last_ms / 1000 - min(stopped), 0.0))
+    return run
 
 
-def appended_rate(topic: str, records: int, record_size: int) -> Optional[perf_tools.Rate]:
-    """What the producers wrote into a LogAppendTime topic, over the span of the appends; None
-    when not every record can be read back."""
-    timestamps = retry(lambda: arrival_timestamps(topic, records), f"read {topic}")
-    if len(timestamps) < records:
-        print(f"  {topic}: read {len(timestamps)} of {records} records: the producers are timed by their tools")
-        return None
-    return measures.drain_from_timestamps(timestamps, record_size).rate
+def consumer_steady(output: str, what: str) -> perf_tools.Rate:
+    rate = perf_tools.parse_consumer_steady(output)
+    if rate is None:
+        raise RuntimeError(f"{what}: no steady state in its output: {output[-500:]!r}")
+    return rate
 
 
 def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_size: int, clients: int) -> dict[str, Any]:
     """Kafka's perf tools with MM2's client settings, in the Connect workers' containers where MM2's
-    tasks run: one producer into the target and one consumer of the (already filled) source topic
-    each alone, then `clients` producers beside `clients` consumers, once per compression of
-    RAW_COMPRESSIONS. MM2 consumes and produces at the same time on the same cores with as many
-    clients as tasks: the best concurrent run is the ceiling."""
-    records = settings.records
-    remote_prefix = f"src.bench.{settings.run_id}.raw{record_size}"
+    tasks run: one producer into the target and one consumer of the source topic each alone, then
+    `clients` producers beside `clients` consumers, once per compression of RAW_COMPRESSIONS. MM2
+    consumes and produces at the same time on the same cores with as many clients as tasks: the
+    best concurrent run is the ceiling."""
+    records = settings.records_for(record_size)
+    prefix = f"src.bench.{settings.run_id}.raw{record_size}"
     labels = ("alone", *RAW_COMPRESSIONS)
     for label in labels:
-        retry(lambda label=label: lab.create_topic(TARGET, cleanup.topic(TARGET, f"{remote_prefix}.{label}"),
+        retry(lambda label=label: lab.create_topic(TARGET, cleanup.topic(TARGET, f"{prefix}.{label}"),
                                                    DEFAULT_PARTITIONS, "message.timestamp.type=LogAppendTime"),
               "create raw topic")
     group = f"bench-{settings.run_id}-raw{record_size}"
@@ -208,22 +259,21 @@ def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_si
                               stack.enter_context(perf_tools.client_config(host, perf_tools.READER_ACCOUNT)))
                        for host in sorted(set(hosts))}
             first = hosts[0]
-            producer_tool = retry(lambda: perf_tools.run_producer(
-                first, TARGET, f"{remote_prefix}.alone", records, record_size, configs[first][0]).rate, "raw producer")
-            producer_alone = appended_rate(f"{remote_prefix}.alone", records, record_size) or producer_tool
+            producer_alone = retry(lambda: perf_tools.run_producer(
+                first, TARGET, f"{prefix}.alone", records, record_size, configs[first][0]), "raw producer")
             consumer_alone = retry(lambda: perf_tools.run_consumer(
                 first, SOURCE, source_topic, records, configs[first][1], f"{group}.alone"), "raw consumer")
             runs = []
             for compression in RAW_COMPRESSIONS:
                 print(f"  {clients} producers ({compression}) beside {clients} consumers")
-                runs.append(concurrent_raw_run(hosts, configs, f"{remote_prefix}.{compression}", source_topic, records,
+                runs.append(concurrent_raw_run(hosts, configs, f"{prefix}.{compression}", source_topic, records,
                                                record_size, f"{group}.{compression}", compression))
     finally:
         for label in labels:
             lab.delete_group(SOURCE, f"{group}.{label}")
             for index in range(clients):
                 lab.delete_group(SOURCE, consumer_group(f"{group}.{label}", index))
-    return {"clients": clients, "hosts": hosts, "partitions": DEFAULT_PARTITIONS,
+    return {"clients": clients, "hosts": hosts, "partitions": DEFAULT_PARTITIONS, "records": records,
             "producer_target": producer_alone.as_dict(), "consumer_source": consumer_alone.as_dict(),
             "runs": runs, "ceiling": measures.best_ceiling(runs)}
 
@@ -254,8 +304,10 @@ def throughput(settings: Settings, with_raw: bool, with_mm2: bool, with_stock: b
             for remote in remotes:
                 retry(lambda remote=remote: lab.create_topic(TARGET, cleanup.topic(TARGET, remote), DEFAULT_PARTITIONS,
                                                              "message.timestamp.type=LogAppendTime"), f"create {remote}")
-            print(f"filling {topic}: {settings.records} records of {record_size} B")
-            perf_tools.fill_topic(SOURCE, topic, settings.records, record_size)
+            # Twice the timed records: every figure counts from the end of a warm-up as long.
+            records = settings.records_for(record_size)
+            print(f"filling {topic}: {2 * records} records of {record_size} B")
+            perf_tools.fill_topic(SOURCE, topic, 2 * records, record_size)
             raw = None
             if with_raw:
                 print(f"raw limit, {record_size} B")
@@ -263,13 +315,13 @@ def throughput(settings: Settings, with_raw: bool, with_mm2: bool, with_stock: b
             if defaults:
                 print(f"MM2 drain with the collection's defaults, {record_size} B")
                 drained = drain(cleanup, defaults, f"bench-{settings.run_id}-defaults{record_size}", topic,
-                                settings.records, record_size)
+                                2 * records, record_size, profile=True, warmup_records=records)
                 results["mm2_defaults"][key] = mm2_figure(drained, raw)
             if stock:
                 print(f"MM2 drain with the guide's stock config, {record_size} B")
                 with flows.granted(stock):
                     drained = drain(cleanup, stock, f"bench-{settings.run_id}-stock{record_size}", topic,
-                                    settings.records, record_size)
+                                    2 * records, record_size, warmup_records=records)
                     cleanup.run()
                 figure = mm2_figure(drained, raw)
                 if key in results["mm2_defaults"]:

@@ -144,12 +144,13 @@ def throughput_rows(results: dict[str, Any], sizes: list[str]) -> list[list[str]
         ]
     if defaults:
         rows += [
-            row("MM2, collection defaults", lambda size: rate_cell(defaults.get(size))),
+            row("MM2, collection defaults (after warm-up)", lambda size: rate_cell(defaults.get(size))),
             row("  MM2 / raw ceiling", lambda size: ratio_cell(defaults.get(size, {}).get("ratio_to_ceiling"))),
+            *profile_rows(results, sizes),
         ]
     if stock:
         rows += [
-            row("MM2, guide's stock config", lambda size: rate_cell(stock.get(size))),
+            row("MM2, guide's stock config (after warm-up)", lambda size: rate_cell(stock.get(size))),
             row("  defaults / stock", lambda size: ratio_cell(stock.get(size, {}).get("ratio_defaults_to_stock"))),
         ]
     return rows
@@ -166,10 +167,47 @@ def raw_run_rows(raw: dict[str, Any], sizes: list[str]) -> list[list[str]]:
             runs = raw.get(size, {}).get("runs", [])
             return rate_cell(runs[index][side]) if index < len(runs) else "-"
 
-        timed = "appends on the target" if run.get("producer_timed_by") == "appends" else "sum of the tools' figures"
-        rows.append([f"{label}: producers ({timed})", *(cell(size, "producer_sum") for size in sizes)])
-        rows.append([f"{label}: consumers (sum)", *(cell(size, "consumer_sum") for size in sizes)])
+        rows.append([f"{label}: producers (appends after warm-up)", *(cell(size, "producer_sum") for size in sizes)])
+        rows.append([f"{label}: consumers (sum after warm-up)", *(cell(size, "consumer_sum") for size in sizes)])
     return rows
+
+
+# The thread groups a profile row names, in this order; the rest of a JVM's CPU is "other".
+PROFILE_COLUMNS = (
+    ("task threads", "connector task threads (consumer poll: fetch, TLS, decompression; send: compression)"),
+    ("producer I/O", "producer network threads (TLS, requests)"),
+    ("broker I/O", "broker network threads and request handlers (TLS, log appends)"),
+    ("GC", "garbage collection"),
+    ("JIT", "JIT compiler"),
+    ("other", "other"),
+)
+
+
+def profile_cell(used: dict[str, float]) -> str:
+    """One container's CPU per record: its JVMs' total, then each group that used any."""
+    parts = [f"{short} {used[group]:.1f}" for short, group in PROFILE_COLUMNS if used.get(group)]
+    return f"{used.get('jvm', 0.0):.1f} µs/record" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def profile_rows(results: dict[str, Any], sizes: list[str]) -> list[list[str]]:
+    """Where the CPU went during the defaults' drains: per container, µs of CPU per record."""
+    defaults = results.get("mm2_defaults", {})
+    profiles = {size: defaults.get(size, {}).get("profile") for size in sizes}
+    hosts = sorted({host for profile in profiles.values() if profile for host in profile["cpu_us_per_record"]})
+    if not hosts:
+        return []
+    rows = [[f"  MM2 CPU on {host}",
+             *(profile_cell(profiles[size]["cpu_us_per_record"].get(host, {})) if profiles[size] else "-"
+               for size in sizes)] for host in hosts]
+
+    def total(size: str) -> str:
+        profile = profiles[size]
+        if not profile:
+            return "-"
+        return (f"{profile['total_cpu_us_per_record']:.1f} µs/record, "
+                f"{profile['cores_while_copying']:.2f} cores while copying")
+
+    return [*rows, ["  MM2 CPU, all containers", *(total(size) for size in sizes)]]
 
 
 def latency_rows(latency: Optional[dict[str, Any]]) -> list[list[str]]:

@@ -14,7 +14,7 @@ def rate(records_per_s: float, mib_per_s: float) -> dict[str, float]:
 
 
 def run(compression: str, producers: float, consumers: float) -> dict[str, Any]:
-    return {"compression": compression, "clients": 2, "producer_sum": rate(producers, producers / 1024), "producer_timed_by": "appends",
+    return {"compression": compression, "clients": 2, "producer_sum": rate(producers, producers / 1024),
             "consumer_sum": rate(consumers, consumers / 1024),
             "limited_by": "producers" if producers <= consumers else "consumers",
             "slower_side": rate(min(producers, consumers), min(producers, consumers) / 1024)}
@@ -41,7 +41,14 @@ def results() -> dict[str, Any]:
     return {
         "settings": {"record_sizes": [1024, 100]},
         "raw": {"1024": raw},
-        "mm2_defaults": {"1024": {**rate(9000, 8.8), "ratio_to_ceiling": 0.3},
+        "mm2_defaults": {"1024": {**rate(9000, 8.8), "ratio_to_ceiling": 0.3, "profile": {
+                             "cpu_us_per_record": {
+                                 "task-1-1": {"jvm": 150.0, "garbage collection": 40.0, "JIT compiler": 10.0,
+                                              "connector task threads (consumer poll: fetch, TLS, decompression; "
+                                              "send: compression)": 60.0, "container": 160.0},
+                                 "dst-kafka-1": {"jvm": 50.0, "broker network threads and request handlers "
+                                                 "(TLS, log appends)": 45.0}},
+                             "total_cpu_us_per_record": 200.0, "cores_while_copying": 1.8}},
                          "100": {**rate(50000, 4.8)}},
         "stock": {"1024": {**rate(3000, 2.9), "ratio_defaults_to_stock": 3.0}},
         "latency": latency_curve(),
@@ -95,12 +102,23 @@ def test_table_shows_the_ceiling_with_its_settings_and_every_concurrent_run() ->
     ceiling = next(line for line in lines if line.startswith("raw ceiling"))
     assert "30,000 rec/s 29.3 MiB/s (2 producers + 2 consumers, compression none, producers slower)" in ceiling
     assert ceiling.rstrip().endswith("-")  # not measured for 100 B
-    producers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, lz4: producers (appends on the target)"))
+    producers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, lz4: producers (appends after warm-up)"))
     assert "24,000 rec/s" in producers
-    consumers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, none: consumers (sum)"))
+    consumers = next(line for line in lines if line.startswith("raw 2 producers + 2 consumers, none: consumers (sum after warm-up)"))
     assert "48,000 rec/s" in consumers
     assert any(line.startswith("  MM2 / raw ceiling") and "0.30" in line for line in lines)
     assert not any("min(raw alone)" in line or "concurrent_ceiling" in line for line in lines)
+
+
+def test_table_shows_where_the_drains_cpu_went_per_container() -> None:
+    lines = report.render_table(results()).splitlines()
+    worker = next(line for line in lines if line.startswith("  MM2 CPU on task-1-1"))
+    assert "150.0 µs/record (task threads 60.0, GC 40.0, JIT 10.0)" in worker
+    assert worker.rstrip().endswith("-")  # no profile for 100 B
+    broker = next(line for line in lines if line.startswith("  MM2 CPU on dst-kafka-1"))
+    assert "50.0 µs/record (broker I/O 45.0)" in broker
+    total = next(line for line in lines if line.startswith("  MM2 CPU, all containers"))
+    assert "200.0 µs/record, 1.80 cores while copying" in total
 
 
 def test_table_has_a_row_per_latency_point_and_the_knee() -> None:

@@ -26,6 +26,27 @@ def test_no_arrival_is_an_error() -> None:
         measures.drain_from_timestamps([], 100)
 
 
+def test_a_drain_after_its_warm_up_counts_from_the_first_record_past_it() -> None:
+    # 4 records of warm-up over 9 s, then 4 records from 10 s to 12 s.
+    drain = measures.drain_from_timestamps([12_000, 1_000, 10_000, 4_000, 11_000, 7_000, 10_500, 9_000], 1024,
+                                           warmup_records=4)
+    assert (drain.records, drain.first_ms, drain.last_ms) == (4, 10_000, 12_000)
+    assert drain.rate.records_per_s == 2.0
+    with pytest.raises(ValueError, match="not more than the 4 of the warm-up"):
+        measures.drain_from_timestamps([1, 2, 3, 4], 100, warmup_records=4)
+
+
+def test_a_profiled_drain_gives_its_cpu_per_record_and_the_cores_it_kept_busy() -> None:
+    profile = {"records": 200000, "cpu_us_per_record": {"task-1-1": {"jvm": 15.0}}, "total_cpu_us_per_record": 25.0}
+    drain = measures.Drain(100000, 1024, 0, 2000, profile)  # 50,000 records/s
+    figures = drain.as_dict()
+    assert figures["profile"]["cores_while_copying"] == 1.25  # 25 µs x 50,000 per second
+    assert figures["profile"]["total_cpu_us_per_record"] == 25.0
+    # The profile is context, not identity: two drains of the same appends are equal.
+    assert drain == measures.Drain(100000, 1024, 0, 2000)
+    assert "profile" not in measures.Drain(100000, 1024, 0, 2000).as_dict()
+
+
 def test_timestamps_of_console_consumer_lines() -> None:
     output = "LogAppendTime:1700000000123\nCreateTime:5\t\nProcessed a total of 2 messages\n"
     assert measures.parse_timestamps(output) == [1700000000123, 5]
@@ -84,17 +105,21 @@ def test_records_are_shared_out_to_the_last_one() -> None:
     assert measures.split_records(10, 3) == [4, 3, 3]
 
 
-def test_a_concurrent_run_sums_each_side_and_keeps_the_slower() -> None:
-    run = measures.concurrent_run("lz4", [Rate(10000.0, 9.8), Rate(12000.0, 11.7)], [Rate(30000.0, 29.3)])
+def test_a_concurrent_run_sums_the_consumers_and_keeps_the_slower_side() -> None:
+    run = measures.concurrent_run("lz4", Rate(22000.0, 21.5), [Rate(10000.0, 9.8), Rate(20000.0, 19.5)],
+                                  producers_tools=[Rate(9000.0, 8.8), Rate(11000.0, 10.7)], consumers_ended_first_s=1.26)
     assert run["producer_sum"] == {"records_per_s": 22000.0, "mib_per_s": 21.5}
     assert run["consumer_sum"] == {"records_per_s": 30000.0, "mib_per_s": 29.3}
     assert run["slower_side"] == run["producer_sum"] and run["limited_by"] == "producers"
-    assert (run["compression"], run["clients"], len(run["producers"])) == ("lz4", 2, 2)
+    assert (run["compression"], run["clients"], len(run["producers_tools"])) == ("lz4", 2, 2)
+    assert run["consumers_ended_first_s"] == 1.3
+    consumers_slower = measures.concurrent_run("none", Rate(50000.0, 48.8), [Rate(20000.0, 19.5)])
+    assert consumers_slower["limited_by"] == "consumers" and "producers_tools" not in consumers_slower
 
 
 def test_the_ceiling_is_the_best_runs_slower_side_with_its_settings() -> None:
-    lz4 = measures.concurrent_run("lz4", [Rate(20000.0, 19.5)] * 2, [Rate(15000.0, 14.6)] * 2)  # 30,000: consumers
-    none = measures.concurrent_run("none", [Rate(17000.0, 16.6)] * 2, [Rate(40000.0, 39.1)] * 2)  # 34,000: producers
+    lz4 = measures.concurrent_run("lz4", Rate(40000.0, 39.1), [Rate(15000.0, 14.6)] * 2)  # 30,000: consumers
+    none = measures.concurrent_run("none", Rate(34000.0, 33.2), [Rate(40000.0, 39.1)] * 2)  # 34,000: producers
     assert measures.best_ceiling([lz4, none]) == {"records_per_s": 34000.0, "mib_per_s": 33.2, "compression": "none",
                                                   "clients": 2, "limited_by": "producers"}
     assert measures.best_ceiling([lz4])["compression"] == "lz4"

@@ -29,6 +29,35 @@ def test_producer_summary_is_the_final_line() -> None:
     assert (summary.avg_latency_ms, summary.max_latency_ms) == (909.64, 1265.0)
 
 
+def test_the_steady_state_summary_leaves_out_the_warm_up() -> None:
+    output = PRODUCER_OUTPUT + ("50000 steady state records sent, 31000.5 records/sec (30.27 MB/sec), 400.00 ms avg "
+                                "latency, 900.00 ms max latency, 380 ms 50th, 800 ms 95th, 880 ms 99th, 899 ms 99.9th.\n")
+    steady = perf_tools.parse_producer_steady(output)
+    assert steady is not None and steady.records == 50000 and steady.rate == Rate(31000.5, 30.27)
+    # The whole run's summary is still the last plain one.
+    assert perf_tools.parse_producer_summary(output).records == 100000
+    assert perf_tools.parse_producer_steady(PRODUCER_OUTPUT) is None
+
+
+def test_warm_up_records_go_on_the_producers_command_line() -> None:
+    args = perf_tools.producer_args("t", 2000, 1024, "/c", "b:9094", warmup_records=1000)
+    assert args[args.index("--num-records") + 1] == "2000" and args[args.index("--warmup-records") + 1] == "1000"
+    assert "--warmup-records" not in perf_tools.producer_args("t", 2000, 1024, "/c", "b:9094")
+
+
+def test_a_consumers_steady_rate_runs_from_half_its_records_to_its_last_line() -> None:
+    output = ("time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, "
+              "fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"
+              "2026-11-28 10:00:00:500, 0, 1.0, 1.0, 1000, 1000.0, 400, 100, 1.0, 1000.0\n"
+              "2026-11-28 10:00:01:500, 0, 6.0, 5.0, 6000, 5000.0, 0, 1000, 5.0, 5000.0\n"
+              "2026-11-28 10:00:03:500, 0, 16.0, 5.0, 16000, 5000.0, 0, 1000, 5.0, 5000.0\n")
+    # Half of 16,000 is first passed at 10:00:03.5 (its last line): the line before is the start.
+    assert perf_tools.parse_consumer_steady(output) == Rate(5000.0, 5.0)
+    assert perf_tools.parse_consumer_steady(output.splitlines()[0]) is None
+    args = perf_tools.consumer_args("t", 10, "/c", "b:9094", "g", detailed=True)
+    assert args[args.index("--reporting-interval") + 1] == str(perf_tools.REPORTING_INTERVAL_MS)
+
+
 def test_producer_output_without_summary_is_an_error() -> None:
     with pytest.raises(ValueError, match="no ProducerPerformance summary"):
         perf_tools.parse_producer_summary("org.apache.kafka.common.errors.TopicAuthorizationException\n")

@@ -17,7 +17,10 @@ def test_raw_clients_spread_over_the_workers_as_mm2_spreads_its_tasks() -> None:
 def test_side_by_side_returns_every_output_in_order() -> None:
     commands = [("first", [sys.executable, "-c", "import time; time.sleep(0.2); print('a')"]),
                 ("second", [sys.executable, "-c", "print('b')"])]
-    assert replication.side_by_side(commands) == ["a\n", "b\n"]
+    outputs, ended = replication.side_by_side(commands)
+    assert outputs == ["a\n", "b\n"]
+    # Each end time is its own process's: the second, quicker one ended first.
+    assert ended[1] < ended[0]
 
 
 def test_side_by_side_waits_for_all_and_names_the_ones_that_failed() -> None:
@@ -27,59 +30,80 @@ def test_side_by_side_waits_for_all_and_names_the_ones_that_failed() -> None:
         replication.side_by_side(commands)
 
 
-PRODUCER_LINE = "{records} records sent, {rate} records/sec (9.77 MB/sec), 5.0 ms avg latency, 9.0 ms max latency.\n"
-CONSUMER_LINES = ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
-                  "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"
-                  "WARNING: Exiting before consuming the expected number of messages: timeout (10000 ms) exceeded.\n"
-                  "2026-01-01 00:00:00:000, 2026-01-01 00:00:15:000, 97.6563, 6.5, {records}, 1.0, 1000, 14000, "
-                  "1.0, 1.0\n")
+PRODUCER_LINES = ("{records} records sent, 5000.0 records/sec (4.88 MB/sec), 5.0 ms avg latency, 9.0 ms max latency.\n"
+                  "{steady} steady state records sent, {rate} records/sec (9.77 MB/sec), 5.0 ms avg latency, "
+                  "9.0 ms max latency.\n")
+# Running totals each second: 10,000 records in the first second, then 30,000 a second.
+CONSUMER_DETAILED = ("time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
+                     "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"
+                     "2026-01-01 00:00:01:000, 0, 9.7656, 9.7, 10000, 10000.0, 500, 500, 9.7, 10000.0\n"
+                     "2026-01-01 00:00:02:000, 0, 39.0625, 29.3, 40000, 30000.0, 0, 1000, 29.3, 30000.0\n"
+                     "2026-01-01 00:00:03:000, 0, 68.3594, 29.3, 70000, 30000.0, 0, 1000, 29.3, 30000.0\n"
+                     "2026-01-01 00:00:04:000, 0, 97.6563, 29.3, 100000, 30000.0, 0, 1000, 29.3, 30000.0\n")
 
 
-def test_a_concurrent_raw_run_starts_n_producers_and_n_consumers_and_sums_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_concurrent_raw_run_does_a_copys_work_and_times_each_side_after_its_warm_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[list[str]] = []
 
-    def fake_side_by_side(commands: list[tuple[str, list[str]]]) -> list[str]:
+    def fake_side_by_side(commands: list[tuple[str, list[str]]]) -> tuple[list[str], list[float]]:
         started.extend(command for _what, command in commands)
-        return [PRODUCER_LINE.format(records=100000, rate=10000.0), PRODUCER_LINE.format(records=100000, rate=12000.0),
-                CONSUMER_LINES.format(records=133334), CONSUMER_LINES.format(records=66666)]
+        outputs = [PRODUCER_LINES.format(records=100000, steady=50000, rate=10000.0),
+                   PRODUCER_LINES.format(records=100000, steady=50000, rate=12000.0),
+                   CONSUMER_DETAILED, CONSUMER_DETAILED]
+        # The consumers stopped reading 2 s before the last append (at 10 s).
+        return outputs, [10.5, 10.2, 8.0, 9.0]
 
     monkeypatch.setattr(replication, "side_by_side", fake_side_by_side)
-    # The target appended the 200,000 records over 8 s: 25,000 rec/s, the producer side.
+    # The target appended 200,000 records over 10 s: the last 100,000 from 6 s on, 25,000 rec/s.
     read_back: list[str] = []
-    monkeypatch.setattr(replication, "arrival_timestamps",
-                        lambda topic, records: read_back.append(topic) or [1000 + index * 8000 // (records - 1) for index in range(records)])
+
+    def timestamps(topic: str, records: int) -> list[int]:
+        read_back.append(topic)
+        return [index * 6000 // 100000 if index < 100000 else 6000 + (index - 100000) * 4000 // 99999
+                for index in range(records)]
+
+    monkeypatch.setattr(replication, "arrival_timestamps", timestamps)
     configs = {"w1": ("/p1", "/c1"), "w2": ("/p2", "/c2")}
     run = replication.concurrent_raw_run(["w1", "w2"], configs, "src.bench.1.raw1024.none", "bench.1.size1024",
-                                         200000, 1024, "bench-1-raw1024.none", "none")
+                                         100000, 1024, "bench-1-raw1024.none", "none")
     producers, consumers = started[:2], started[2:]
     assert [command[4] for command in started] == ["w1", "w2", "w1", "w2"]
     for command, config in zip(producers, ("/p1", "/p2")):
         assert command[5:7] == [perf_tools.lab.KAFKA_RUN, perf_tools.PRODUCER_PERFORMANCE]
+        # 2 x 100,000 records shared out, the first half of each a warm-up.
         assert command[command.index("--num-records") + 1] == "100000"
+        assert command[command.index("--warmup-records") + 1] == "50000"
         assert command[command.index("--command-config") + 1] == config
         assert command[command.index("--bootstrap-server") + 1] == f"{replication.TARGET}:9094"
         assert "compression.type=none" in command and "acks=all" in command
     for index, command in enumerate(consumers):
         assert command[6] == perf_tools.CONSUMER_PERFORMANCE
-        # A group of its own each: every consumer reads the whole topic, with no rebalance.
+        # A group of its own each, no rebalance; between them they read what the producers write.
         assert command[command.index("--group") + 1] == f"bench-1-raw1024.none.{index}"
-        assert command[command.index("--num-records") + 1] == "200000"
-        assert command[command.index("--timeout") + 1] == str(perf_tools.GROUP_IDLE_TIMEOUT_MS)
+        assert command[command.index("--num-records") + 1] == "100000"
+        assert "--show-detailed-stats" in command
         assert command[command.index("--bootstrap-server") + 1] == f"{replication.SOURCE}:9094"
     assert read_back == ["src.bench.1.raw1024.none"]
-    assert run["producer_tools_sum"]["records_per_s"] == 22000.0
-    assert run["producer_sum"]["records_per_s"] == pytest.approx(25000.0) and run["producer_timed_by"] == "appends"
-    # 133,334 + 66,666 records, each over 14 s of fetch time less the 10 s idle wait.
-    assert run["consumer_sum"]["records_per_s"] == pytest.approx(50000.0)
+    assert run["producer_sum"]["records_per_s"] == pytest.approx(25000.0, rel=1e-3)
+    assert [rate["records_per_s"] for rate in run["producers_tools"]] == [10000.0, 12000.0]
+    # Each consumer: 60,000 records from its half-way line (2 s) to its last (4 s).
+    assert run["consumer_sum"]["records_per_s"] == pytest.approx(60000.0)
     assert run["limited_by"] == "producers" and run["compression"] == "none" and run["clients"] == 2
+    assert run["consumers_ended_first_s"] == 2.0
 
 
-def test_producers_not_read_back_whole_are_timed_by_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(replication, "side_by_side", lambda commands: [
-        PRODUCER_LINE.format(records=1000, rate=10000.0), CONSUMER_LINES.format(records=2000)])
+def test_producers_that_wrote_less_than_asked_fail_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replication, "side_by_side", lambda commands: (
+        [PRODUCER_LINES.format(records=2000, steady=1000, rate=10000.0), CONSUMER_DETAILED], [1.0, 1.0]))
     monkeypatch.setattr(replication, "arrival_timestamps", lambda topic, records: [1000, 2000])
-    run = replication.concurrent_raw_run(["w1"], {"w1": ("/p1", "/c1")}, "src.t", "t", 2000, 1024, "g", "lz4")
-    assert run["producer_sum"]["records_per_s"] == 10000.0 and run["producer_timed_by"] == "tools"
+    with pytest.raises(RuntimeError, match="read 2 of the 2000 records"):
+        replication.concurrent_raw_run(["w1"], {"w1": ("/p1", "/c1")}, "src.t", "t", 1000, 1024, "g", "lz4")
+
+
+def test_throughput_figures_of_small_records_move_as_many_bytes_as_1_kib() -> None:
+    settings = replication.Settings(run_id="1", records=200000, record_sizes=(1024, 100), latency_seconds=30)
+    assert [settings.records_for(size) for size in (1024, 100, 4096)] == [200000, 2000000, 200000]
 
 
 def test_mm2_is_rated_against_the_ceiling() -> None:
