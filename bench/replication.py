@@ -366,6 +366,9 @@ def scaling(settings: Settings) -> dict[str, Any]:
 
 # How long a point waits, once sent, for its last records on the target before the curve stops.
 POINT_WAIT_S = 180.0
+# A point that delivered less than this share of its offered rate ends the curve: the chain (or the
+# harness) cannot carry it, and higher points would only queue longer.
+FAR_BEHIND = 0.5
 
 
 class LatencyConsumer:
@@ -471,7 +474,8 @@ def latency(settings: Settings, drain_rate: float, warmup_s: float = 5.0) -> dic
     fraction of drain_rate (settings.latency_fractions, lowest first) for settings.latency_seconds
     each; per point p50/p99/max from send on the source to receipt by a consumer on the target,
     and the delivered rate. One connector, producer and consumer serve every point. A point whose
-    records do not all arrive within POINT_WAIT_S ends the curve: the backlog would load the next."""
+    records do not all arrive within POINT_WAIT_S ends the curve (the backlog would load the next),
+    and so does one that delivered under FAR_BEHIND of its offered rate."""
     defaults = flows.defaults_flow()
     record_size = settings.record_sizes[0]
     topic = f"bench.{settings.run_id}.latency"
@@ -497,6 +501,9 @@ def latency(settings: Settings, drain_rate: float, warmup_s: float = 5.0) -> dic
                 points.append(point)
                 if not point["complete"]:
                     print(f"  {fraction:.0%}: not all records arrived within {POINT_WAIT_S:.0f} s; the curve ends here")
+                    break
+                if (point["delivered_to_offered"] or 0.0) < FAR_BEHIND:
+                    print(f"  {fraction:.0%}: delivered under {FAR_BEHIND:.0%} of the offered rate; the curve ends here")
                     break
         finally:
             producer.close()

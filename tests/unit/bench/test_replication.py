@@ -129,16 +129,22 @@ class FakeConsumer:
 
 
 class FakeProducer:
-    def __init__(self, consumer: FakeConsumer, keeps_up: float, latency_ms: float) -> None:
+    def __init__(self, consumer: FakeConsumer, keeps_up: float, latency_ms: float, all_arrive: bool = False) -> None:
         self.consumer, self.keeps_up, self.latency_ms = consumer, keeps_up, latency_ms
+        self.all_arrive = all_arrive
         self.rates: list[float] = []
         self.closed = False
 
     def send(self, rate: float, seconds: float, _record_size: int) -> int:
         self.rates.append(rate)
         sent = int(rate * seconds)
-        arriving = sent if rate <= self.keeps_up else sent // 2  # above the limit, half is still in flight
-        self.consumer.received += [(index * 1000 / rate + self.latency_ms, 0, index * 1000 / rate)
+        if rate <= self.keeps_up:
+            arriving, stretch = sent, 1.0
+        elif self.all_arrive:  # above the limit everything arrives, at a third of the rate
+            arriving, stretch = sent, 3.0
+        else:  # above the limit, half is still in flight
+            arriving, stretch = sent // 2, 1.0
+        self.consumer.received += [(index * 1000 * stretch / rate + self.latency_ms, 0, index * 1000 / rate)
                                    for index in range(arriving)]
         return sent
 
@@ -157,10 +163,11 @@ def test_a_point_measures_only_what_its_own_sends_delivered(monkeypatch: pytest.
     assert consumer.received == []
 
 
-def test_the_curve_runs_each_fraction_lowest_first_and_ends_at_a_point_cut_short(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("all_arrive", [False, True])
+def test_the_curve_runs_each_fraction_lowest_first_and_ends_at_a_point_cut_short_or_far_behind(
+        monkeypatch: pytest.MonkeyPatch, all_arrive: bool) -> None:
     consumer = FakeConsumer()
-    producer = FakeProducer(consumer, keeps_up=5000.0, latency_ms=40.0)
+    producer = FakeProducer(consumer, keeps_up=5000.0, latency_ms=40.0, all_arrive=all_arrive)
     lab_calls: list[str] = []
     monkeypatch.setattr(replication, "LatencyConsumer", lambda *_args: consumer)
     monkeypatch.setattr(replication, "PacedProducer", lambda *_args: producer)
@@ -176,10 +183,11 @@ def test_the_curve_runs_each_fraction_lowest_first_and_ends_at_a_point_cut_short
     monkeypatch.setattr(flows, "deploy", lambda *_args: lab_calls.append("deploy"))
     settings = replication.Settings("1", 1000, (1024,), 10, latency_fractions=(0.9, 0.1, 0.5, 0.25, 0.75))
     curve = replication.latency(settings, 10000.0, warmup_s=1.0)
-    # 10 %, 25 % and 50 % (5,000 rec/s) keep up; 75 % leaves records in flight: the curve ends there.
+    # 10 %, 25 % and 50 % (5,000 rec/s) keep up; 75 % leaves records in flight, or delivers all of
+    # them at a third of its rate: the curve ends there either way.
     assert producer.rates == [1000.0, 2500.0, 5000.0, 7500.0]
     assert [point["fraction"] for point in curve["points"]] == [0.1, 0.25, 0.5, 0.75]
-    assert [point["complete"] for point in curve["points"]] == [True, True, True, False]
+    assert [point["complete"] for point in curve["points"]] == [True, True, True, all_arrive]
     assert curve["knee_fraction"] == 0.5 and curve["first_behind_fraction"] == 0.75
     assert curve["fractions"] == [0.1, 0.25, 0.5, 0.75, 0.9] and curve["drain_records_per_s"] == 10000.0
     assert producer.closed and lab_calls == ["topics", "deploy", "cleanup", "group"]
