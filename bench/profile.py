@@ -10,7 +10,6 @@ through `docker exec`.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 from dataclasses import dataclass, field

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import subprocess
 import threading
 import time
@@ -153,6 +152,8 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
 # The raw ceiling's runs: the flows' compression, and none (on one host compression costs CPU and
 # saves no network, so it may be the faster of the two).
 RAW_COMPRESSIONS = ("lz4", "none")
+
+
 def client_hosts(clients: int, workers: tuple[str, ...] = lab.CONNECT_WORKERS) -> list[str]:
     """The containers the raw clients run in: the Connect workers, spread as MM2 spreads its tasks."""
     return [workers[index % len(workers)] for index in range(clients)]

@@ -34,6 +34,14 @@ def latency_curve() -> dict[str, Any]:
             "knee_fraction": 0.25, "first_behind_fraction": 0.75}
 
 
+PROFILE = {
+    "cpu_us_per_record": {
+        "task-1-1": {"jvm": 150.0, "garbage collection": 40.0, "JIT compiler": 10.0, "container": 160.0,
+                     "connector task threads (consumer poll: fetch, TLS, decompression; send: compression)": 60.0},
+        "dst-kafka-1": {"jvm": 50.0, "broker network threads and request handlers (TLS, log appends)": 45.0}},
+    "total_cpu_us_per_record": 200.0, "cores_while_copying": 1.8}
+
+
 def results() -> dict[str, Any]:
     raw = {"producer_target": rate(20000, 19.5), "consumer_source": rate(30000, 29.3), "clients": 2,
            "runs": [run("lz4", 24000, 50000), run("none", 30000, 48000)],
@@ -41,14 +49,7 @@ def results() -> dict[str, Any]:
     return {
         "settings": {"record_sizes": [1024, 100]},
         "raw": {"1024": raw},
-        "mm2_defaults": {"1024": {**rate(9000, 8.8), "ratio_to_ceiling": 0.3, "profile": {
-                             "cpu_us_per_record": {
-                                 "task-1-1": {"jvm": 150.0, "garbage collection": 40.0, "JIT compiler": 10.0,
-                                              "connector task threads (consumer poll: fetch, TLS, decompression; "
-                                              "send: compression)": 60.0, "container": 160.0},
-                                 "dst-kafka-1": {"jvm": 50.0, "broker network threads and request handlers "
-                                                 "(TLS, log appends)": 45.0}},
-                             "total_cpu_us_per_record": 200.0, "cores_while_copying": 1.8}},
+        "mm2_defaults": {"1024": {**rate(9000, 8.8), "ratio_to_ceiling": 0.3, "profile": PROFILE},
                          "100": {**rate(50000, 4.8)}},
         "stock": {"1024": {**rate(3000, 2.9), "ratio_defaults_to_stock": 3.0}},
         "latency": latency_curve(),
