@@ -154,11 +154,15 @@ def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, gr
 REPORTING_INTERVAL_MS = 1000
 
 
-def parse_consumer_steady(output: str) -> Optional[Rate]:
-    """The rate of a ConsumerPerformance run with --show-detailed-stats from the line at which it
-    had read half its records to its last line (its running totals): the first half warms its JVM,
-    as the producers' warm-up records do. None with fewer than two lines to time."""
-    progress: list[tuple[datetime, float, int]] = []  # (time, MiB read so far, records read so far)
+# (wall time of the line, MiB read so far, records read so far)
+Progress = tuple[datetime, float, int]
+
+
+def parse_consumer_progress(output: str) -> list[Progress]:
+    """The running totals of a ConsumerPerformance run with --show-detailed-stats, one per line.
+    The tool prints a line when a poll returns records REPORTING_INTERVAL_MS after the last one:
+    a run shorter than that prints one line, at its first record."""
+    progress: list[Progress] = []
     for line in output.splitlines():
         columns = [column.strip() for column in line.split(",")]
         if len(columns) < 6 or columns[0] == "time":
@@ -167,6 +171,14 @@ def parse_consumer_steady(output: str) -> Optional[Rate]:
             progress.append((datetime.strptime(columns[0], "%Y-%m-%d %H:%M:%S:%f"), float(columns[2]), int(columns[4])))
         except ValueError:
             continue
+    return progress
+
+
+def parse_consumer_steady(output: str) -> Optional[Rate]:
+    """The rate of a ConsumerPerformance run with --show-detailed-stats from the line at which it
+    had read half its records to its last line: the first half warms its JVM, as the producers'
+    warm-up records do. None with fewer than two lines to time."""
+    progress = parse_consumer_progress(output)
     if len(progress) < 2:
         return None
     last = progress[-1]

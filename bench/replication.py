@@ -225,18 +225,28 @@ def concurrent_raw_run(hosts: list[str], configs: dict[str, tuple[str, str]], re
                for output, end in zip(outputs[clients:], ended[clients:])]
     run = measures.concurrent_run(
         compression, appended.rate,
-        [consumer_steady(output, what) for output, (what, _command) in zip(outputs[clients:], consumers)],
+        [consumer_steady(output, what, share, record_size, end)
+         for output, (what, _command), share, end in zip(outputs[clients:], consumers, shares, ended[clients:])],
         producers_tools=[(perf_tools.parse_producer_steady(output) or perf_tools.parse_producer_summary(output)).rate
                          for output in outputs[:clients]],
         consumers_ended_first_s=max(appended.last_ms / 1000 - min(stopped), 0.0))
     return run
 
 
-def consumer_steady(output: str, what: str) -> perf_tools.Rate:
+def consumer_steady(output: str, what: str, records: int, record_size: int, ended_at: float) -> perf_tools.Rate:
+    """A raw consumer's rate after its warm-up; for a run too short for that (a line or two), its
+    records after the first line over the time to its exit."""
     rate = perf_tools.parse_consumer_steady(output)
-    if rate is None:
-        raise RuntimeError(f"{what}: no steady state in its output: {output[-500:]!r}")
-    return rate
+    if rate is not None:
+        return rate
+    progress = perf_tools.parse_consumer_progress(output)
+    if progress:
+        first_time, _mib, first_count = progress[0]
+        seconds = ended_at - first_time.timestamp()
+        if seconds > 0 and records > first_count:
+            records_per_s = (records - first_count) / seconds
+            return perf_tools.Rate(records_per_s, records_per_s * record_size / perf_tools.MIB)
+    raise RuntimeError(f"{what}: no progress to time in its output: {output[-500:]!r}")
 
 
 def raw_limit(cleanup: Cleanup, settings: Settings, source_topic: str, record_size: int, clients: int) -> dict[str, Any]:

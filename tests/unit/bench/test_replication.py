@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from datetime import datetime
+
 import pytest
 
 from bench import flows, measures, perf_tools, replication
@@ -99,6 +101,17 @@ def test_producers_that_wrote_less_than_asked_fail_the_run(monkeypatch: pytest.M
     monkeypatch.setattr(replication, "arrival_timestamps", lambda topic, records: [1000, 2000])
     with pytest.raises(RuntimeError, match="read 2 of the 2000 records"):
         replication.concurrent_raw_run(["w1"], {"w1": ("/p1", "/c1")}, "src.t", "t", 1000, 1024, "g", "lz4")
+
+
+def test_a_consumer_too_quick_for_a_steady_state_is_timed_from_its_first_line_to_its_exit() -> None:
+    # One line, at its first record (the tool prints when a poll returns records a reporting
+    # interval after the last line); it exited 2 s later with its 3,001 records.
+    output = CONSUMER_DETAILED.splitlines()[0] + "\n2026-01-01 00:00:01:000, 0, 0.001, 0.0, 1, 1.0, 500, 500, 0.0, 1.0\n"
+    first = datetime(2026, 1, 1, 0, 0, 1).timestamp()
+    rate = replication.consumer_steady(output, "consumer 0", 3001, 1024, first + 2.0)
+    assert rate.records_per_s == 1500.0 and rate.mib_per_s == pytest.approx(1500 * 1024 / perf_tools.MIB)
+    with pytest.raises(RuntimeError, match="consumer 0: no progress to time"):
+        replication.consumer_steady(CONSUMER_DETAILED.splitlines()[0], "consumer 0", 3001, 1024, first)
 
 
 def test_throughput_figures_of_small_records_move_as_many_bytes_as_1_kib() -> None:
