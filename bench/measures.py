@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from bench.perf_tools import MIB, Rate
 
@@ -62,19 +63,6 @@ def parse_timestamps(output: str) -> list[int]:
     return [int(match.group(1)) for match in map(_TIMESTAMP.match, output.splitlines()) if match]
 
 
-def parse_latency_line(line: str) -> Optional[tuple[int, float]]:
-    """(target append time, send time) of a latency record as the console consumer prints it:
-    "LogAppendTime:<ms>\\t<send ms with fraction>|<padding>". None for other lines."""
-    match = _TIMESTAMP.match(line)
-    if not match or "\t" not in line:
-        return None
-    value = line.split("\t", 1)[1]
-    try:
-        return int(match.group(1)), float(value.split("|", 1)[0])
-    except ValueError:
-        return None
-
-
 def percentile(values: Sequence[float], fraction: float) -> float:
     """Nearest-rank percentile (fraction 0.5 = p50): a value that was actually observed."""
     if not values:
@@ -99,12 +87,6 @@ def ratio(numerator: Optional[float], denominator: Optional[float]) -> Optional[
 def slower(first: Rate, second: Rate) -> Rate:
     """The lower of two rates (by records): what a pipeline of both stages can sustain at most."""
     return first if first.records_per_s <= second.records_per_s else second
-
-
-def latency_value(send_ms: float, record_size: int) -> str:
-    """A latency record's value: the send time, then padding to the record size."""
-    head = f"{send_ms:.3f}|"
-    return head + "x" * max(record_size - len(head), 0)
 
 
 # ---- the raw ceiling --------------------------------------------------------------------------
@@ -153,39 +135,99 @@ def best_ceiling(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if not runs:
         raise ValueError("no raw run to take a ceiling from")
     best = max(runs, key=lambda run: run["slower_side"]["records_per_s"])
-    ceiling = {**best["slower_side"], "compression": best["compression"], "clients": best["clients"],
-               "limited_by": best["limited_by"]}
-    return ceiling
+    return {**best["slower_side"], "compression": best["compression"], "clients": best["clients"],
+            "limited_by": best["limited_by"]}
 
 
 # ---- the latency curve ------------------------------------------------------------------------
 
-# (receipt ms, target append ms, send ms) of one latency record
-Arrival = tuple[float, int, float]
+# A console consumer line printed with print.timestamp, print.partition and print.offset alone.
+_STAMP_LINE = re.compile(r"^(?:CreateTime|LogAppendTime):(-?\d+)\tPartition:(\d+)\tOffset:(\d+)")
 
 
-def delivered_rate(received: Sequence[Arrival]) -> float:
-    """Records over the span of their receipt: what the chain delivered."""
-    if len(received) < 2:
-        return 0.0
-    span_s = (max(entry[0] for entry in received) - min(entry[0] for entry in received)) / 1000
-    return len(received) / span_s if span_s > 0 else 0.0
+class PartitionStamps:
+    """The timestamps of one partition's records by offset, from the first offset read on. A topic
+    written without transactions has no gaps in its offsets; a gap is an error, not a skip."""
+
+    def __init__(self, first_offset: int) -> None:
+        self.first_offset = first_offset
+        self.timestamps = array("q")
+
+    @property
+    def end_offset(self) -> int:
+        return self.first_offset + len(self.timestamps)
+
+    def append(self, offset: int, timestamp: int) -> None:
+        if offset != self.end_offset:
+            raise ValueError(f"offset {offset} read after {self.end_offset - 1}: the offsets are not contiguous")
+        self.timestamps.append(timestamp)
+
+    def at(self, offset: int) -> int:
+        if not self.first_offset <= offset < self.end_offset:
+            raise KeyError(offset)
+        return self.timestamps[offset - self.first_offset]
 
 
-def latency_point(fraction: float, offered: float, sent: int, received: Sequence[Arrival], steady_from_ms: float,
+# {partition: its records' timestamps}
+Stamps = dict[int, PartitionStamps]
+# {partition: (first offset, end offset)} of the records one load wrote
+OffsetRanges = dict[int, tuple[int, int]]
+
+
+def parse_stamps(lines: Iterable[str]) -> Stamps:
+    """Each record's timestamp by partition and offset, from console consumer lines (other lines
+    skipped). Read from a generator, a topic of millions of records is never held as text."""
+    stamps: Stamps = {}
+    for line in lines:
+        match = _STAMP_LINE.match(line)
+        if match:
+            timestamp, partition, offset = (int(group) for group in match.groups())
+            stamps.setdefault(partition, PartitionStamps(offset)).append(offset, timestamp)
+    return stamps
+
+
+def offset_ranges(before: dict[int, int], after: dict[int, int]) -> OffsetRanges:
+    """The offsets written between two reads of a topic's end offsets."""
+    return {partition: (before.get(partition, 0), end) for partition, end in sorted(after.items())
+            if end > before.get(partition, 0)}
+
+
+def matched_stamps(source: Stamps, target: Stamps, ranges: OffsetRanges) -> list[tuple[int, int]]:
+    """(source timestamp, target timestamp) of each record of the ranges that reached the target.
+    MM2 writes a source partition to the same partition of the remote topic in order: a remote
+    topic created empty beside its source, copied without a replay (the caller checks both end
+    offsets), holds each record at its source offset."""
+    pairs: list[tuple[int, int]] = []
+    for partition, (start, end) in ranges.items():
+        sent, copied = source[partition], target.get(partition, PartitionStamps(start))
+        pairs.extend((sent.at(offset), copied.at(offset)) for offset in range(start, min(end, copied.end_offset)))
+    return pairs
+
+
+def span_s(timestamps_ms: Sequence[int]) -> float:
+    """Seconds from the first to the last of some timestamps, one millisecond at least."""
+    return max(max(timestamps_ms) - min(timestamps_ms), 1) / 1000
+
+
+def latency_point(fraction: float, offered: float, sent: int, pairs: Sequence[tuple[int, int]], warmup_ms: float,
                   complete: bool) -> dict[str, Any]:
-    """One point of the curve: latencies and delivered rate of the records sent from steady_from_ms
-    on (the first seconds of a point are the change from the previous rate). complete: every
-    record sent arrived before the wait ran out."""
-    steady = [entry for entry in received if entry[2] >= steady_from_ms]
-    if not steady:
-        raise ValueError(f"no latency record of the {fraction:.0%} point arrived after its warm-up")
-    delivered = delivered_rate(steady)
-    return {"fraction": fraction, "offered_records_per_s": round(offered, 1), "sent": sent, "received": len(received),
-            "measured": len(steady), "complete": complete, "delivered_records_per_s": round(delivered, 1),
+    """One point of the curve from (send, target append) times: latencies, the rate the load was
+    really sent at and the rate it arrived at, over the records sent warmup_ms after the point's
+    first (the producer's start and the change from the previous rate are left out).
+    complete: every record sent was on the target before the wait ran out."""
+    if not pairs:
+        raise ValueError(f"no record of the {fraction:.0%} point reached the target")
+    steady_from = min(send for send, _append in pairs) + warmup_ms
+    steady = [(send, append) for send, append in pairs if send >= steady_from]
+    if len(steady) < 2:
+        raise ValueError(f"the {fraction:.0%} point has no record to time after its {warmup_ms:.0f} ms warm-up")
+    sent_rate = len(steady) / span_s([send for send, _append in steady])
+    delivered = len(steady) / span_s([append for _send, append in steady])
+    return {"fraction": fraction, "offered_records_per_s": round(offered, 1), "sent": sent, "copied": len(pairs),
+            "measured": len(steady), "complete": complete, "sent_records_per_s": round(sent_rate, 1),
+            "sent_to_offered": ratio(sent_rate, offered), "delivered_records_per_s": round(delivered, 1),
             "delivered_to_offered": ratio(delivered, offered),
-            "end_to_end": latency_summary([receipt - send for receipt, _append, send in steady]),
-            "to_target_log": latency_summary([append - send for _receipt, append, send in steady])}
+            "end_to_end": latency_summary([append - send for send, append in steady])}
 
 
 def kept_up(point: dict[str, Any], share: float = 0.95) -> bool:

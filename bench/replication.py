@@ -22,7 +22,6 @@ from tests.integration import lab
 
 SOURCE = lab.SOURCE_BROKER
 TARGET = lab.TARGET_BROKER
-CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
 DEFAULT_PARTITIONS = 3
 # The record size whose `records` the throughput figures of smaller records match in bytes.
 REFERENCE_RECORD_SIZE = 1024
@@ -375,154 +374,134 @@ def scaling(settings: Settings) -> dict[str, Any]:
 
 # ---- latency ----------------------------------------------------------------------------------
 
-# How long a point waits, once sent, for its last records on the target before the curve stops.
+# How long a load waits, once sent, for its last records on the target before the curve stops.
 POINT_WAIT_S = 180.0
-# A point that delivered less than this share of its offered rate ends the curve: the chain (or the
-# harness) cannot carry it, and higher points would only queue longer.
+# A point that delivered less than this share of its offered rate ends the curve: the chain cannot
+# carry it, and higher points would only queue longer.
 FAR_BEHIND = 0.5
+# The load's producer is an application's: acknowledged by every replica, batches of up to 5 ms.
+LOAD_PRODUCER_PROPS = ("acks=all", "linger.ms=5")
+# How long the reading of a topic's timestamps waits for a record before it ends.
+STAMPS_IDLE_TIMEOUT_MS = 60000
 
 
-class LatencyConsumer:
-    """The console consumer on the target, read line by line as records arrive: each line's
-    receipt time minus the send time in the record is the end-to-end latency (the test process
-    and the containers share one clock)."""
-
-    IDLE_EXIT_MS = 15000
-
-    def __init__(self, topic: str, records: int, group: str) -> None:
-        self.received: list[measures.Arrival] = []  # (receipt ms, target append ms, send ms)
-        self.process = subprocess.Popen(
-            ["docker", "exec", *perf_tools.PERF_JVM_ENV, TARGET, lab.KAFKA_RUN, lab.CONSOLE_CONSUMER,
-             "--bootstrap-server", lab.bootstrap(TARGET), "--command-config", lab.ADMIN_CLIENT_CONFIG,
-             "--topic", topic, "--from-beginning", "--max-messages", str(records), "--group", group,
-             # It ends on its own IDLE_EXIT_MS after the last record: stopping `docker exec` would
-             # leave the JVM in the container, and it must not re-create the topic once deleted.
-             "--timeout-ms", str(self.IDLE_EXIT_MS), "--consumer-property", "allow.auto.create.topics=false",
-             "--formatter-property", "print.timestamp=true"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout or ():
-            receipt_ms = time.time() * 1000
-            parsed = measures.parse_latency_line(line.rstrip("\n"))
-            if parsed:
-                self.received.append((receipt_ms, parsed[0], parsed[1]))
-
-    def take(self) -> list[measures.Arrival]:
-        """What arrived so far, handed over: the next point counts from an empty list (and the
-        curve does not keep millions of arrivals)."""
-        taken, self.received = self.received, []
-        return taken
-
-    def finish(self) -> None:
-        try:
-            self.process.wait(timeout=self.IDLE_EXIT_MS / 1000 + 60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.thread.join(timeout=10)
+def offer(topic: str, rate: float, seconds: float, record_size: int) -> int:
+    """ProducerPerformance on the source paced at `rate` records/s for `seconds`; returns the
+    records sent. The producer stamps each record with its send time (CreateTime), so the source's
+    log holds the start of every record's latency and no harness sits in its path."""
+    records = max(int(rate * seconds), 1)
+    perf_tools.run_tool(SOURCE, perf_tools.PRODUCER_PERFORMANCE, "--topic", topic, "--num-records", str(records),
+                        "--record-size", str(record_size), "--throughput", str(max(int(rate), 1)),
+                        "--command-config", lab.ADMIN_CLIENT_CONFIG, "--bootstrap-server", lab.bootstrap(SOURCE),
+                        "--command-property", *LOAD_PRODUCER_PROPS, timeout=int(seconds) + 600)
+    return records
 
 
-class PacedProducer:
-    """A console producer on the source, started once and fed at a given rate per point; each
-    value starts with the time the line was handed to the producer."""
+def copied(remote: str, wanted: dict[int, int]) -> bool:
+    """The remote topic reached the source's end offsets in every partition."""
+    ends = lab.end_offsets(TARGET, remote)
+    return all(ends.get(partition, 0) >= end for partition, end in wanted.items())
 
-    def __init__(self, topic: str) -> None:
-        self.process = subprocess.Popen(
-            ["docker", "exec", "-i", *perf_tools.PERF_JVM_ENV, SOURCE, lab.KAFKA_RUN, CONSOLE_PRODUCER,
-             "--bootstrap-server", lab.bootstrap(SOURCE), "--command-config", lab.ADMIN_CLIENT_CONFIG,
-             "--topic", topic, "--producer-property", "acks=all", "--producer-property", "linger.ms=5"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-        if self.process.stdin is None:
-            raise RuntimeError("the console producer has no stdin")
-        self.stdin = self.process.stdin
 
-    def send(self, rate: float, seconds: float, record_size: int) -> int:
-        """`rate` records/s for `seconds`; returns the records sent."""
+def read_stamps(host: str, topic: str, records: int) -> measures.Stamps:
+    """Every record's timestamp by partition and offset, read after the loads (reading while they
+    run would take CPU from MM2), streamed from the console consumer as it prints."""
+    process = perf_tools.start_tool(
+        host, lab.CONSOLE_CONSUMER, "--bootstrap-server", lab.bootstrap(host), "--command-config",
+        lab.ADMIN_CLIENT_CONFIG, "--topic", topic, "--from-beginning", "--max-messages", str(records),
+        "--timeout-ms", str(STAMPS_IDLE_TIMEOUT_MS), "--consumer-property", "allow.auto.create.topics=false",
+        *(argument for name in ("timestamp", "partition", "offset") for argument in
+          ("--formatter-property", f"print.{name}=true")), "--formatter-property", "print.value=false")
+    stamps = measures.parse_stamps(process.stdout or ())
+    perf_tools.finish_tool(process, f"reading the timestamps of {topic} on {host}")
+    return stamps
+
+
+@dataclass(frozen=True)
+class Load:
+    fraction: float
+    rate: float
+    sent: int
+    ranges: measures.OffsetRanges
+    complete: bool
+
+
+class LatencyRun:
+    """A flow's connector copying a topic of its own into an empty remote topic (LogAppendTime),
+    loaded at one rate after another. The latencies come from the two logs afterwards: each
+    record's send time on the source against its append time on the target, matched by partition
+    and offset (measures.matched_stamps)."""
+
+    def __init__(self, cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, record_size: int) -> None:
+        self.topic, self.remote, self.record_size = topic, flow.remote_topic(topic), record_size
+        self.loads: list[Load] = []
+        self.ends = {partition: 0 for partition in range(DEFAULT_PARTITIONS)}
+        create_topic_pair(cleanup, topic, self.remote, DEFAULT_PARTITIONS)
+        cleanup.connectors.append(name)
+        retry(lambda: flows.deploy(name, flow.config_for(name, topic)), f"deploy {name}")
+        expected = {f"{topic}-{partition}" for partition in range(DEFAULT_PARTITIONS)}
+        lab.wait_until(lambda: expected <= lab.task_assignments(name, "task.assigned.partitions"), 120,
+                       f"{name} to read {topic}")
+
+    def offer(self, fraction: float, rate: float, seconds: float) -> bool:
+        """One load, then the wait for it on the target. False when the curve should end here: not
+        all of it arrived within POINT_WAIT_S, or it arrived at under FAR_BEHIND of the rate (an
+        estimate from the wall clock; the figures come from the logs)."""
+        print(f"latency: {fraction:.0%} of the drain rate, {rate:,.0f} records/s of {self.record_size} B for {seconds} s")
         started = time.monotonic()
-        sent = 0
-        while (elapsed := time.monotonic() - started) < seconds:
-            due = int(rate * elapsed) - sent
-            if due > 0:
-                lines = [measures.latency_value(time.time() * 1000, record_size) for _index in range(due)]
-                self.stdin.write("\n".join(lines) + "\n")
-                self.stdin.flush()
-                sent += due
-            time.sleep(0.01)
-        return sent
-
-    def close(self) -> None:
+        sent = offer(self.topic, rate, seconds, self.record_size)
+        ends = lab.end_offsets(SOURCE, self.topic)
         try:
-            self.stdin.close()
-        except OSError:
-            pass  # the producer is gone already
-        try:
-            self.process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+            lab.wait_until(lambda: copied(self.remote, ends), POINT_WAIT_S, f"{self.remote} to catch up", interval=0.5)
+            complete = True
+        except lab.Deadline:
+            complete = False
+        took_s = time.monotonic() - started
+        self.loads.append(Load(fraction, rate, sent, measures.offset_ranges(self.ends, ends), complete))
+        self.ends = ends
+        if not complete:
+            print(f"  {fraction:.0%}: not all records arrived within {POINT_WAIT_S:.0f} s; the curve ends here")
+            return False
+        if sent / took_s < FAR_BEHIND * rate:
+            print(f"  {fraction:.0%}: delivered under {FAR_BEHIND:.0%} of the offered rate; the curve ends here")
+            return False
+        return True
 
-
-def measure_point(consumer: LatencyConsumer, producer: PacedProducer, fraction: float, rate: float, seconds: float,
-                  record_size: int, warmup_s: float) -> dict[str, Any]:
-    """One point: `rate` records/s for `seconds`, then the wait for all of them on the target.
-    Records sent in the first warmup_s seconds are left out of the figures."""
-    consumer.take()  # nothing is in flight: the previous point's records have all arrived
-    started_ms = time.time() * 1000
-    print(f"latency: {fraction:.0%} of the drain rate, {rate:,.0f} records/s of {record_size} B for {seconds} s")
-    sent = producer.send(rate, seconds, record_size)
-    # Short polls: the consumer ends on its own after IDLE_EXIT_MS without records, so the next
-    # point must start well within that.
-    deadline = time.monotonic() + POINT_WAIT_S
-    while len(consumer.received) < sent and time.monotonic() < deadline and consumer.process.poll() is None:
-        time.sleep(0.5)
-    complete = len(consumer.received) >= sent
-    return measures.latency_point(fraction, rate, sent, consumer.take(), started_ms + warmup_s * 1000, complete)
+    def points(self, warmup_s: float) -> list[dict[str, Any]]:
+        """The figures of every load, from both logs. A last load still on its way gets another
+        POINT_WAIT_S; one that never arrived in full is measured on what did."""
+        with contextlib.suppress(lab.Deadline):
+            lab.wait_until(lambda: copied(self.remote, self.ends), POINT_WAIT_S, f"{self.remote} to catch up")
+        records = sum(self.ends.values())
+        target_ends = lab.end_offsets(TARGET, self.remote)
+        if any(target_ends.get(partition, 0) > end for partition, end in self.ends.items()):
+            raise RuntimeError(f"{self.remote} holds more records than {self.topic} ({target_ends} against "
+                               f"{self.ends}): a task replayed, and offsets no longer match records")
+        source, target = read_stamps(SOURCE, self.topic, records), read_stamps(TARGET, self.remote, records)
+        return [measures.latency_point(load.fraction, load.rate, load.sent,
+                                       measures.matched_stamps(source, target, load.ranges), warmup_s * 1000,
+                                       load.complete)
+                for load in self.loads]
 
 
 def latency(settings: Settings, drain_rate: float, warmup_s: float = 5.0) -> dict[str, Any]:
-    """The latency curve: with the defaults' flow running on one topic, records sent at each
-    fraction of drain_rate (settings.latency_fractions, lowest first) for settings.latency_seconds
-    each; per point p50/p99/max from send on the source to receipt by a consumer on the target,
-    and the delivered rate. One connector, producer and consumer serve every point. A point whose
-    records do not all arrive within POINT_WAIT_S ends the curve (the backlog would load the next),
-    and so does one that delivered under FAR_BEHIND of its offered rate."""
-    defaults = flows.defaults_flow()
+    """The latency curve: the defaults' flow on one topic, loaded at each fraction of drain_rate
+    (settings.latency_fractions, lowest first) for settings.latency_seconds each; per point
+    p50/p99/max from the send on the source to the append on the target, the rate sent and the
+    rate delivered. The curve ends at a load that does not arrive in full within POINT_WAIT_S or
+    arrives at under FAR_BEHIND of its rate."""
     record_size = settings.record_sizes[0]
-    topic = f"bench.{settings.run_id}.latency"
-    remote = defaults.remote_topic(topic)
-    name = f"bench-{settings.run_id}-latency"
-    group = name
-    points: list[dict[str, Any]] = []
     cleanup = Cleanup()
     try:
-        create_topic_pair(cleanup, topic, remote, DEFAULT_PARTITIONS)
-        cleanup.connectors.append(name)
-        retry(lambda: flows.deploy(name, defaults.config_for(name, topic)), f"deploy {name}")
-        expected_partitions = {f"{topic}-{partition}" for partition in range(DEFAULT_PARTITIONS)}
-        lab.wait_until(lambda: expected_partitions <= lab.task_assignments(name, "task.assigned.partitions"), 120,
-                       f"{name} to read {topic}")
-        consumer = LatencyConsumer(remote, 1 << 30, group)
-        producer = PacedProducer(topic)
-        time.sleep(warmup_s)  # both JVMs' start and the consumer's group join
-        try:
-            for fraction in sorted(settings.latency_fractions):
-                point = measure_point(consumer, producer, fraction, drain_rate * fraction, settings.latency_seconds,
-                                      record_size, warmup_s)
-                points.append(point)
-                if not point["complete"]:
-                    print(f"  {fraction:.0%}: not all records arrived within {POINT_WAIT_S:.0f} s; the curve ends here")
-                    break
-                if (point["delivered_to_offered"] or 0.0) < FAR_BEHIND:
-                    print(f"  {fraction:.0%}: delivered under {FAR_BEHIND:.0%} of the offered rate; the curve ends here")
-                    break
-        finally:
-            producer.close()
-            consumer.finish()
+        run = LatencyRun(cleanup, flows.defaults_flow(), f"bench-{settings.run_id}-latency",
+                         f"bench.{settings.run_id}.latency", record_size)
+        for fraction in sorted(settings.latency_fractions):
+            if not run.offer(fraction, drain_rate * fraction, settings.latency_seconds):
+                break
+        points = run.points(warmup_s)
     finally:
         cleanup.run()
-        lab.delete_group(TARGET, group)
     return {"drain_records_per_s": round(drain_rate, 1), "record_size": record_size,
-            "seconds": settings.latency_seconds, "warmup_s": warmup_s,
+            "seconds": settings.latency_seconds, "warmup_s": warmup_s, "harness": "ProducerPerformance",
             "fractions": sorted(settings.latency_fractions), "points": points,
             "knee_fraction": measures.knee(points, report.GOAL_P99_MS), "first_behind_fraction": measures.first_behind(points)}

@@ -211,7 +211,7 @@ def profile_rows(results: dict[str, Any], sizes: list[str]) -> list[list[str]]:
 
 
 def latency_rows(latency: Optional[dict[str, Any]]) -> list[list[str]]:
-    """One row per point of the curve (send -> target consumer), then its knee."""
+    """One row per point of the curve (send on the source -> append on the target), then its knee."""
     if not latency:
         return []
     rows = []
@@ -220,7 +220,7 @@ def latency_rows(latency: Optional[dict[str, Any]]) -> list[list[str]]:
         cut = "" if point["complete"] else ", cut short: not all records arrived"
         rows.append([f"latency at {percent(point['fraction'])} ({point['offered_records_per_s']:,.0f} rec/s offered)",
                      f"p50 {figure['p50_ms']:,.0f} ms, p99 {figure['p99_ms']:,.0f} ms, max {figure['max_ms']:,.0f} ms; "
-                     f"delivered {point['delivered_records_per_s']:,.0f} rec/s "
+                     f"sent {point.get('sent_records_per_s', 0):,.0f}, delivered {point['delivered_records_per_s']:,.0f} rec/s "
                      f"(x{ratio_cell(point['delivered_to_offered'])}){cut}"])
     knee = latency.get("knee_fraction")
     rows.append([f"latency knee: highest load with p99 <= {GOAL_P99_MS / 1000:g} s",
@@ -283,14 +283,30 @@ def verification_rows(verification: Optional[dict[str, Any]]) -> list[list[str]]
     ]
 
 
+def tuning_cell(figure: Optional[dict[str, Any]], failure: Optional[str]) -> str:
+    """A variant's drain rate and ratio to the defaults, then its latency at the part's load."""
+    if figure is None:
+        return f"failed: {(failure or 'not measured')[:120]}"
+    cell = f"{rate_cell(figure)}, x{ratio_cell(figure.get('ratio_to_defaults'))} of defaults"
+    point = figure.get("latency")
+    if point:
+        latency = point["end_to_end"]
+        cell += (f"; latency p50 {latency['p50_ms']:,.0f} ms, p99 {latency['p99_ms']:,.0f} ms"
+                 f" (delivered x{ratio_cell(point.get('delivered_to_offered'))})")
+    elif failure:
+        cell += f"; latency failed: {failure[:120]}"
+    return cell
+
+
 def tuning_rows(tuning: Optional[dict[str, Any]]) -> list[list[str]]:
-    """Each drain of the tuning part in run order, with its ratio to the mean of the defaults' drains."""
+    """Each variant of the tuning part in run order: its drain, with its ratio to the mean of the
+    defaults' drains, and its latency at the part's load."""
     if not tuning:
         return []
     figures, failures = tuning["figures"], tuning.get("failures", {})
-    return [[f"MM2 tuning, {label} ({tuning['record_size']} B)",
-             f"{rate_cell(figures[label])}, x{ratio_cell(figures[label].get('ratio_to_defaults'))} of defaults"
-             if label in figures else f"failed: {failures.get(label, 'not measured')[:120]}"]
+    load = f", latency at {percent(tuning['latency_fraction'])} of the first defaults' drain" if "latency_fraction" in tuning else ""
+    return [[f"MM2 tuning, {label} ({tuning['record_size']} B{load})",
+             tuning_cell(figures.get(label), failures.get(label))]
             for label in tuning["order"]]
 
 

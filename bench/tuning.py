@@ -1,9 +1,12 @@
-"""One-setting variants of the collection's defaults, each drained against the defaults of the
-same run (BENCH_PARTS=tuning; not among the default parts).
+"""The levers of the collection's defaults, one setting at a time, each measured for throughput and
+latency together against the defaults of the same run (BENCH_PARTS=tuning; not among the default
+parts).
 
-Every drain reads the same source topic (BENCH_RECORDS records of the first BENCH_SIZES size)
-into a fresh remote topic. The defaults drain first and last: the two figures show the run's
-noise, their mean is the baseline of every variant's ratio.
+Throughput: every variant drains the same source topic (BENCH_RECORDS records of the first
+BENCH_SIZES size) into a fresh remote topic. Latency: then the same variant copies a topic of its
+own loaded at LATENCY_FRACTION of the defaults' drain rate for BENCH_LATENCY_SECONDS (the latency
+curve's harness, bench.replication.LatencyRun). The defaults run first and last: the two show the
+run's noise, their mean is the baseline of every variant's ratio.
 
 MM2's source consumer is its own client, configured with `consumer.*` keys of the connector
 config (the role renders its consumer options so). `consumer.override.*` only reaches the
@@ -16,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from bench import flows, measures, perf_tools
-from bench.replication import DEFAULT_PARTITIONS, SOURCE, TARGET, Cleanup, Settings, drain, retry
+from bench.replication import DEFAULT_PARTITIONS, SOURCE, TARGET, Cleanup, LatencyRun, Settings, drain, retry
 from tests.integration import lab
 
 DEFAULTS_FIRST = "defaults (first)"
@@ -24,15 +27,25 @@ DEFAULTS_LAST = "defaults (last)"
 
 # (label, connector config keys that differ from the defaults)
 VARIANTS: tuple[tuple[str, dict[str, str]], ...] = (
-    ("batch.size 262144 + linger.ms 50", {"producer.override.batch.size": "262144", "producer.override.linger.ms": "50"}),
-    ("compression zstd", {"producer.override.compression.type": "zstd"}),
-    ("compression none", {"producer.override.compression.type": "none"}),
+    # How long MM2's producer waits to fill a batch (defaults: 20 ms, 128 KiB).
+    ("linger.ms 0", {"producer.override.linger.ms": "0"}),
+    ("linger.ms 5", {"producer.override.linger.ms": "5"}),
+    ("linger.ms 50", {"producer.override.linger.ms": "50"}),
+    ("batch.size 16384", {"producer.override.batch.size": "16384"}),
+    ("batch.size 1048576", {"producer.override.batch.size": "1048576"}),
+    # A fetch waits for fetch.min.bytes up to fetch.max.wait.ms (MM2's consumer: 1 byte, 500 ms).
     ("fetch.min.bytes 65536 + fetch.max.wait.ms 100", {"consumer.fetch.min.bytes": "65536", "consumer.fetch.max.wait.ms": "100"}),
-    ("max.poll.records 2000", {"consumer.max.poll.records": "2000"}),
+    ("fetch.min.bytes 65536 + fetch.max.wait.ms 500", {"consumer.fetch.min.bytes": "65536", "consumer.fetch.max.wait.ms": "500"}),
+    # How long a task's poll blocks when nothing is there (MM2: 1000 ms).
+    ("consumer.poll.timeout.ms 100", {"consumer.poll.timeout.ms": "100"}),
+    ("compression none", {"producer.override.compression.type": "none"}),
     # The workers pin their source producers to 1 in flight; idempotence (on by default) keeps
     # the order with up to 5.
     ("max.in.flight.requests.per.connection 5", {"producer.override.max.in.flight.requests.per.connection": "5"}),
 )
+# The load of each variant's latency point, as a fraction of the first defaults' drain rate: the
+# highest load the latency goal covers.
+LATENCY_FRACTION = 0.5
 
 
 def run_order(variants: tuple[tuple[str, dict[str, str]], ...] = VARIANTS) -> list[tuple[str, dict[str, str]]]:
@@ -73,10 +86,14 @@ def measure(settings: Settings) -> dict[str, Any]:
         perf_tools.fill_topic(SOURCE, topic, settings.records, record_size)
         for index, (label, overrides) in enumerate(drains):
             print(f"MM2 drain, {label}: {overrides or 'the collection defaults'}")
+            flow = flows.with_overrides(defaults, label, overrides)
             try:
-                figures[label] = {**drain_variant(cleanup, flows.with_overrides(defaults, label, overrides),
-                                                  connector_name(settings.run_id, index), topic, settings.records,
-                                                  record_size), "overrides": overrides}
+                figures[label] = {**drain_variant(cleanup, flow, connector_name(settings.run_id, index), topic,
+                                                  settings.records, record_size), "overrides": overrides}
+                load = LATENCY_FRACTION * figures[DEFAULTS_FIRST]["records_per_s"]
+                figures[label]["latency"] = latency_point(flow, f"{connector_name(settings.run_id, index)}-latency",
+                                                          f"{topic}.latency{index}", record_size, load,
+                                                          settings.latency_seconds)
             except (RuntimeError, lab.Deadline, flows.TaskFailed) as error:  # one variant failing must not lose the others
                 print(f"  {label} failed: {error}")
                 failures[label] = f"{error.__class__.__name__}: {str(error)[:500]}"
@@ -84,6 +101,7 @@ def measure(settings: Settings) -> dict[str, Any]:
         cleanup.run()
     return {"record_size": record_size, "partitions": DEFAULT_PARTITIONS,
             "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [drain[0] for drain in drains],
+            "latency_fraction": LATENCY_FRACTION, "latency_seconds": settings.latency_seconds,
             "figures": with_ratios(figures), "failures": failures}
 
 
@@ -101,3 +119,15 @@ def drain_variant(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, rec
             cleanup.connectors.remove(name)
         retry(lambda: lab.delete_topics(TARGET, remote), f"delete {remote}")
         lab.wait_until(lambda: remote not in lab.topic_names(TARGET), 60, f"{remote} to be deleted")
+
+
+def latency_point(flow: flows.Flow, name: str, topic: str, record_size: int, rate: float,
+                  seconds: int, warmup_s: float = 5.0) -> dict[str, Any]:
+    """The flow's latency at one load on a topic pair of its own, removed afterwards."""
+    cleanup = Cleanup()
+    try:
+        run = LatencyRun(cleanup, flow, name, topic, record_size)
+        run.offer(LATENCY_FRACTION, rate, seconds)
+        return run.points(warmup_s)[0]
+    finally:
+        cleanup.run()

@@ -1,9 +1,9 @@
-"""Rates from arrival timestamps, percentiles, ratios, the latency records' format, the raw ceiling
-and the latency curve."""
+"""Rates from arrival timestamps, percentiles, ratios, the raw ceiling and the latency curve (records
+matched by partition and offset)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -50,21 +50,6 @@ def test_a_profiled_drain_gives_its_cpu_per_record_and_the_cores_it_kept_busy() 
 def test_timestamps_of_console_consumer_lines() -> None:
     output = "LogAppendTime:1700000000123\nCreateTime:5\t\nProcessed a total of 2 messages\n"
     assert measures.parse_timestamps(output) == [1700000000123, 5]
-
-
-def test_latency_line_holds_append_and_send_time() -> None:
-    line = "LogAppendTime:1700000000500\t" + measures.latency_value(1700000000100.25, 64)
-    assert measures.parse_latency_line(line) == (1700000000500, 1700000000100.25)
-
-
-@pytest.mark.parametrize("line", ["Processed a total of 3 messages", "LogAppendTime:12", "LogAppendTime:12\tabc|x"])
-def test_other_lines_are_not_latency_records(line: str) -> None:
-    assert measures.parse_latency_line(line) is None
-
-
-def test_latency_value_has_the_record_size() -> None:
-    assert len(measures.latency_value(1700000000000.0, 1024)) == 1024
-    assert measures.latency_value(1.0, 3) == "1.000|"
 
 
 def test_nearest_rank_percentiles() -> None:
@@ -129,31 +114,73 @@ def test_the_ceiling_is_the_best_runs_slower_side_with_its_settings() -> None:
 
 # ---- the latency curve ----------------------------------------------------------------------------
 
-def arrivals(count: int, send_start_ms: float, every_ms: float, latency_ms: float) -> list[tuple[float, int, float]]:
-    return [(send_start_ms + index * every_ms + latency_ms, int(send_start_ms + index * every_ms + latency_ms / 2),
-             send_start_ms + index * every_ms) for index in range(count)]
+STAMP_LINES = ["CreateTime:1000\tPartition:0\tOffset:0", "CreateTime:1001\tPartition:1\tOffset:0",
+               "CreateTime:1002\tPartition:0\tOffset:1", "Processed a total of 3 messages"]
 
 
-def test_a_point_leaves_out_its_warm_up_and_measures_what_arrived() -> None:
-    # 1,000 records/s for 10 s; the first 5 s (sent before 5,000 ms) arrive late and are left out.
-    early = [(send + 3000.0, int(send + 2000), send) for _receipt, _append, send in arrivals(5000, 0.0, 1.0, 0.0)]
-    steady = arrivals(5000, 5000.0, 1.0, 20.0)
-    point = measures.latency_point(0.25, 1000.0, 10000, early + steady, 5000.0, complete=True)
-    assert (point["sent"], point["received"], point["measured"]) == (10000, 10000, 5000)
-    assert point["end_to_end"]["p99_ms"] == 20.0 and point["to_target_log"]["p50_ms"] == 10.0
-    assert point["delivered_records_per_s"] == pytest.approx(1000.0, rel=0.01)
+def test_stamps_are_read_by_partition_and_offset() -> None:
+    stamps = measures.parse_stamps(iter(STAMP_LINES))
+    assert sorted(stamps) == [0, 1]
+    assert (stamps[0].at(0), stamps[0].at(1), stamps[1].at(0)) == (1000, 1002, 1001)
+    assert stamps[0].end_offset == 2
+    with pytest.raises(KeyError):
+        stamps[1].at(1)
+
+
+def test_a_gap_in_the_offsets_is_an_error_not_a_skip() -> None:
+    with pytest.raises(ValueError, match="not contiguous"):
+        measures.parse_stamps(["LogAppendTime:5\tPartition:0\tOffset:3", "LogAppendTime:6\tPartition:0\tOffset:5"])
+
+
+def test_offset_ranges_are_what_was_written_between_two_reads() -> None:
+    assert measures.offset_ranges({0: 10, 1: 4}, {0: 15, 1: 4, 2: 3}) == {0: (10, 15), 2: (0, 3)}
+
+
+def stamps(partition_times: dict[int, list[int]], first_offset: int = 0) -> measures.Stamps:
+    lines = [f"CreateTime:{time}\tPartition:{partition}\tOffset:{first_offset + offset}"
+             for partition, times in partition_times.items() for offset, time in enumerate(times)]
+    return measures.parse_stamps(lines)
+
+
+def test_records_are_matched_by_partition_and_offset_and_the_missing_ones_left_out() -> None:
+    source = stamps({0: [100, 110, 120], 1: [105, 115]})
+    target = stamps({0: [150, 170], 1: [160, 175]})  # partition 0's last record has not arrived
+    pairs = measures.matched_stamps(source, target, {0: (1, 3), 1: (0, 2)})
+    assert pairs == [(110, 170), (105, 160), (115, 175)]
+    assert measures.matched_stamps(source, {}, {0: (0, 3)}) == []
+
+
+def steady_pairs(count: int, send_start_ms: int, every_ms: float, latency_ms: int,
+                 arrive_every_ms: Optional[float] = None) -> list[tuple[int, int]]:
+    arrive_every_ms = arrive_every_ms or every_ms
+    return [(int(send_start_ms + index * every_ms), int(send_start_ms + index * arrive_every_ms) + latency_ms)
+            for index in range(count)]
+
+
+def test_a_point_leaves_out_its_warm_up_and_times_what_arrived() -> None:
+    # 1,000 records/s for 10 s; the first 5 s arrive 3 s late and are left out.
+    early = [(send, append + 3000) for send, append in steady_pairs(5000, 0, 1.0, 0)]
+    point = measures.latency_point(0.25, 1000.0, 10000, early + steady_pairs(5000, 5000, 1.0, 20), 5000.0, complete=True)
+    assert (point["sent"], point["copied"], point["measured"]) == (10000, 10000, 5000)
+    assert point["end_to_end"] == {"records": 5000, "p50_ms": 20.0, "p99_ms": 20.0, "max_ms": 20.0}
+    assert point["sent_records_per_s"] == pytest.approx(1000.0, rel=0.01)
     assert point["delivered_to_offered"] == pytest.approx(1.0, abs=0.01)
     assert point["fraction"] == 0.25 and point["complete"]
 
 
-def test_a_point_without_steady_records_is_an_error() -> None:
+def test_a_point_that_arrives_slower_than_it_was_sent_delivers_less() -> None:
+    point = measures.latency_point(0.75, 1000.0, 3000, steady_pairs(3000, 0, 1.0, 5, arrive_every_ms=2.0), 0.0,
+                                   complete=True)
+    assert point["sent_to_offered"] == pytest.approx(1.0, abs=0.01)
+    assert point["delivered_to_offered"] == pytest.approx(0.5, abs=0.01)
+    assert point["end_to_end"]["max_ms"] == 2999 + 5
+
+
+def test_a_point_without_records_to_time_is_an_error() -> None:
     with pytest.raises(ValueError, match="25%"):
-        measures.latency_point(0.25, 1000.0, 10, arrivals(10, 0.0, 1.0, 5.0), 5000.0, complete=False)
-
-
-def test_delivered_rate_is_records_over_their_receipt_span() -> None:
-    assert measures.delivered_rate(arrivals(1001, 0.0, 2.0, 0.0)) == pytest.approx(500.5)
-    assert measures.delivered_rate(arrivals(1, 0.0, 1.0, 0.0)) == 0.0
+        measures.latency_point(0.25, 1000.0, 10, steady_pairs(10, 0, 1.0, 5), 5000.0, complete=False)
+    with pytest.raises(ValueError, match="reached the target"):
+        measures.latency_point(0.25, 1000.0, 10, [], 5000.0, complete=False)
 
 
 def curve_point(fraction: float, p99_ms: float, delivered_to_offered: float = 1.0,

@@ -126,81 +126,100 @@ def test_mm2_is_rated_against_the_ceiling() -> None:
     assert "ratio_to_ceiling" not in replication.mm2_figure(drained, None)
 
 
-class FakeConsumer:
-    """Receives what FakeProducer sends after `latency_ms`, up to `keeps_up` records/s."""
+class FakeChain:
+    """The source, MM2 and the target for the latency curve: records sent at a rate land on the
+    target `latency_ms` later while the rate is within `keeps_up`; above it, half of them stay in
+    flight, or (all_arrive) all of them arrive at a third of the rate."""
 
-    def __init__(self) -> None:
-        self.received: list[measures.Arrival] = []
-        self.process = type("Process", (), {"poll": staticmethod(lambda: None)})()
-
-    def take(self) -> list[measures.Arrival]:
-        taken, self.received = self.received, []
-        return taken
-
-    def finish(self) -> None:
-        pass
-
-
-class FakeProducer:
-    def __init__(self, consumer: FakeConsumer, keeps_up: float, latency_ms: float, all_arrive: bool = False) -> None:
-        self.consumer, self.keeps_up, self.latency_ms = consumer, keeps_up, latency_ms
-        self.all_arrive = all_arrive
+    def __init__(self, keeps_up: float, latency_ms: int, all_arrive: bool = False, partitions: int = 3) -> None:
+        self.keeps_up, self.latency_ms, self.all_arrive = keeps_up, latency_ms, all_arrive
+        self.sent: dict[int, list[int]] = {partition: [] for partition in range(partitions)}
+        self.appended: dict[int, list[int]] = {partition: [] for partition in range(partitions)}
+        self.clock_ms = 1_000_000
         self.rates: list[float] = []
-        self.closed = False
 
-    def send(self, rate: float, seconds: float, _record_size: int) -> int:
+    def offer(self, _topic: str, rate: float, seconds: float, _record_size: int) -> int:
         self.rates.append(rate)
-        sent = int(rate * seconds)
-        if rate <= self.keeps_up:
-            arriving, stretch = sent, 1.0
-        elif self.all_arrive:  # above the limit everything arrives, at a third of the rate
-            arriving, stretch = sent, 3.0
-        else:  # above the limit, half is still in flight
-            arriving, stretch = sent // 2, 1.0
-        self.consumer.received += [(index * 1000 * stretch / rate + self.latency_ms, 0, index * 1000 / rate)
-                                   for index in range(arriving)]
-        return sent
+        records = int(rate * seconds)
+        stretch = 3.0 if rate > self.keeps_up and self.all_arrive else 1.0
+        arriving = records if rate <= self.keeps_up or self.all_arrive else records // 2
+        for index in range(records):
+            partition = index % len(self.sent)
+            self.sent[partition].append(int(self.clock_ms + index * 1000 / rate))
+            if index < arriving:
+                self.appended[partition].append(int(self.clock_ms + index * 1000 * stretch / rate) + self.latency_ms)
+        self.clock_ms += int(seconds * 1000 * stretch) + 1000
+        return records
 
-    def close(self) -> None:
-        self.closed = True
+    def monotonic(self) -> float:
+        return self.clock_ms / 1000
+
+    def end_offsets(self, host: str, _topic: str) -> dict[int, int]:
+        side = self.sent if host == replication.SOURCE else self.appended
+        return {partition: len(times) for partition, times in side.items()}
+
+    def read_stamps(self, host: str, _topic: str, records: int) -> measures.Stamps:
+        side = self.sent if host == replication.SOURCE else self.appended
+        assert records == sum(len(times) for times in self.sent.values())
+        return measures.parse_stamps(f"CreateTime:{time}\tPartition:{partition}\tOffset:{offset}"
+                                     for partition, times in side.items() for offset, time in enumerate(times))
 
 
-def test_a_point_measures_only_what_its_own_sends_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
-    consumer = FakeConsumer()
-    consumer.received = [(1.0, 0, 0.0)] * 7  # a previous point's records: not this point's
-    producer = FakeProducer(consumer, keeps_up=1e9, latency_ms=25.0)
-    monkeypatch.setattr(replication.time, "time", lambda: 0.0)
-    point = replication.measure_point(consumer, producer, 0.5, 100.0, 10, 1024, 2.0)  # type: ignore[arg-type]
-    assert (point["sent"], point["received"], point["measured"]) == (1000, 1000, 800)
-    assert point["complete"] and point["end_to_end"]["p99_ms"] == 25.0
-    assert consumer.received == []
+def wait_once(probe: Any, _timeout: float, what: str, **_kwargs: Any) -> Any:
+    if not probe():
+        raise replication.lab.Deadline(what)
+    return True
+
+
+def fake_lab(monkeypatch: pytest.MonkeyPatch, chain: FakeChain, lab_calls: list[str]) -> None:
+    monkeypatch.setattr(replication, "offer", chain.offer)
+    monkeypatch.setattr(replication, "read_stamps", chain.read_stamps)
+    monkeypatch.setattr(replication.time, "monotonic", chain.monotonic)
+    monkeypatch.setattr(replication.lab, "end_offsets", chain.end_offsets)
+    monkeypatch.setattr(replication.lab, "wait_until", wait_once)
+    monkeypatch.setattr(replication.lab, "task_assignments", lambda *_args: {f"bench.1.latency-{index}" for index in range(3)})
+    monkeypatch.setattr(replication, "create_topic_pair", lambda *_args: lab_calls.append("topics"))
+    monkeypatch.setattr(replication, "retry", lambda action, _what: action())
+    monkeypatch.setattr(replication.Cleanup, "run", lambda _self: lab_calls.append("cleanup"))
+    monkeypatch.setattr(flows, "defaults_flow", lambda: flows.Flow("defaults", {"source.cluster.alias": "bench"}))
+    monkeypatch.setattr(flows, "deploy", lambda *_args: lab_calls.append("deploy"))
 
 
 @pytest.mark.parametrize("all_arrive", [False, True])
 def test_the_curve_runs_each_fraction_lowest_first_and_ends_at_a_point_cut_short_or_far_behind(
         monkeypatch: pytest.MonkeyPatch, all_arrive: bool) -> None:
-    consumer = FakeConsumer()
-    producer = FakeProducer(consumer, keeps_up=5000.0, latency_ms=40.0, all_arrive=all_arrive)
+    chain = FakeChain(keeps_up=500.0, latency_ms=40, all_arrive=all_arrive)
     lab_calls: list[str] = []
-    monkeypatch.setattr(replication, "LatencyConsumer", lambda *_args: consumer)
-    monkeypatch.setattr(replication, "PacedProducer", lambda *_args: producer)
-    monkeypatch.setattr(replication, "POINT_WAIT_S", 0.0)
-    monkeypatch.setattr(replication, "create_topic_pair", lambda *_args: lab_calls.append("topics"))
-    monkeypatch.setattr(replication, "retry", lambda action, _what: action())
-    monkeypatch.setattr(replication.time, "sleep", lambda _seconds: None)
-    monkeypatch.setattr(replication.time, "time", lambda: 0.0)
-    monkeypatch.setattr(replication.lab, "wait_until", lambda *_args, **_kwargs: True)
-    monkeypatch.setattr(replication.lab, "delete_group", lambda *_args: lab_calls.append("group"))
-    monkeypatch.setattr(replication.Cleanup, "run", lambda _self: lab_calls.append("cleanup"))
-    monkeypatch.setattr(flows, "defaults_flow", lambda: flows.Flow("defaults", {"source.cluster.alias": "bench"}))
-    monkeypatch.setattr(flows, "deploy", lambda *_args: lab_calls.append("deploy"))
+    fake_lab(monkeypatch, chain, lab_calls)
     settings = replication.Settings("1", 1000, (1024,), 10, latency_fractions=(0.9, 0.1, 0.5, 0.25, 0.75))
-    curve = replication.latency(settings, 10000.0, warmup_s=1.0)
-    # 10 %, 25 % and 50 % (5,000 rec/s) keep up; 75 % leaves records in flight, or delivers all of
+    curve = replication.latency(settings, 1000.0, warmup_s=1.0)
+    # 10 %, 25 % and 50 % (500 rec/s) keep up; 75 % leaves records in flight, or delivers all of
     # them at a third of its rate: the curve ends there either way.
-    assert producer.rates == [1000.0, 2500.0, 5000.0, 7500.0]
-    assert [point["fraction"] for point in curve["points"]] == [0.1, 0.25, 0.5, 0.75]
-    assert [point["complete"] for point in curve["points"]] == [True, True, True, all_arrive]
+    assert chain.rates == [100.0, 250.0, 500.0, 750.0]
+    points = curve["points"]
+    assert [point["fraction"] for point in points] == [0.1, 0.25, 0.5, 0.75]
+    assert [point["complete"] for point in points] == [True, True, True, all_arrive]
+    assert [point["sent"] for point in points] == [1000, 2500, 5000, 7500]
+    assert points[0]["end_to_end"]["p99_ms"] == 40.0 and points[0]["measured"] == 900
+    assert points[3]["copied"] == (7500 if all_arrive else 3750)
     assert curve["knee_fraction"] == 0.5 and curve["first_behind_fraction"] == 0.75
-    assert curve["fractions"] == [0.1, 0.25, 0.5, 0.75, 0.9] and curve["drain_records_per_s"] == 10000.0
-    assert producer.closed and lab_calls == ["topics", "deploy", "cleanup", "group"]
+    assert curve["fractions"] == [0.1, 0.25, 0.5, 0.75, 0.9] and curve["drain_records_per_s"] == 1000.0
+    assert lab_calls == ["topics", "deploy", "cleanup"]
+
+
+def test_a_remote_topic_with_more_records_than_its_source_is_not_matched(monkeypatch: pytest.MonkeyPatch) -> None:
+    chain = FakeChain(keeps_up=1e9, latency_ms=5)
+    lab_calls: list[str] = []
+    fake_lab(monkeypatch, chain, lab_calls)
+    real_offer = chain.offer
+
+    def offer_and_replay(*args: Any) -> int:
+        sent = real_offer(*args)
+        chain.appended[0].append(chain.appended[0][-1])  # a task's replay: one record twice
+        return sent
+
+    monkeypatch.setattr(replication, "offer", offer_and_replay)
+    settings = replication.Settings("1", 1000, (1024,), 10, latency_fractions=(0.1,))
+    with pytest.raises(RuntimeError, match="replayed"):
+        replication.latency(settings, 1000.0)
+    assert lab_calls[-1] == "cleanup"

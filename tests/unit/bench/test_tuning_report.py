@@ -37,3 +37,17 @@ def test_a_failed_variant_keeps_its_row_with_the_error() -> None:
                                "figures": tuning.with_ratios({tuning.DEFAULTS_FIRST: figure(10240)}),
                                "failures": {"zstd": "RuntimeError: a task failed"}})
     assert rows[1] == ["MM2 tuning, zstd (1024 B)", "failed: RuntimeError: a task failed"]
+
+
+def test_a_variant_row_gives_its_latency_beside_its_drain() -> None:
+    latency = {"end_to_end": {"p50_ms": 180.0, "p99_ms": 950.0, "max_ms": 1200.0}, "delivered_to_offered": 0.99}
+    rows = report.tuning_rows({"record_size": 1024, "order": ["linger.ms 0"], "latency_fraction": 0.5,
+                               "figures": {"linger.ms 0": {**figure(8192), "ratio_to_defaults": 0.8, "latency": latency}}})
+    assert rows[0][0] == "MM2 tuning, linger.ms 0 (1024 B, latency at 50 % of the first defaults' drain)"
+    assert rows[0][1].endswith("x0.80 of defaults; latency p50 180 ms, p99 950 ms (delivered x0.99)")
+
+
+def test_a_variant_whose_latency_failed_keeps_its_drain() -> None:
+    rows = report.tuning_rows({"record_size": 1024, "order": ["linger.ms 0"], "failures": {"linger.ms 0": "Deadline: x"},
+                               "figures": {"linger.ms 0": {**figure(8192), "ratio_to_defaults": 0.8}}})
+    assert rows[0][1].endswith("x0.80 of defaults; latency failed: Deadline: x")
