@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import datetime
 from contextlib import contextmanager
+from datetime import datetime
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -30,9 +30,13 @@ PERF_JVM_ENV = ("-e", f"KAFKA_TOOL_OPTS={PERF_JVM_OPTIONS}")
 # producer.override.*), so the raw producer figure is what the same client settings can reach
 # without MM2 in between. acks=all is what Connect gives every source task's producer.
 FLOW_PRODUCER_PROPS = ("acks=all", "linger.ms=20", "batch.size=131072", "compression.type=lz4")
-# ConsumerPerformance's --timeout: how long a consumer of a group run waits for more records once
-# its partitions are read (it then ends; parse_consumer_summary leaves that wait out of its rate).
-GROUP_IDLE_TIMEOUT_MS = 10000
+# ConsumerPerformance's --timeout in the concurrent runs: how long a consumer waits for a record
+# before it gives up. It counts from the JVM's start, and beside other load on two cores the start,
+# TLS handshake and group join have outlasted 10 s; the consumers end on their record count, so a
+# long wait costs nothing (a consumer that did time out has that wait left out of its rate).
+GROUP_IDLE_TIMEOUT_MS = 60000
+# How often a consumer with --show-detailed-stats prints its running totals.
+REPORTING_INTERVAL_MS = 1000
 # The line ConsumerPerformance prints when it ended on its --timeout rather than its record count.
 _CONSUMER_TIMED_OUT = "Exiting before consuming the expected number of messages"
 
@@ -150,8 +154,6 @@ def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, gr
             "--command-config", config_path, "--group", group, "--fetch-size", str(4 * MIB),
             "--timeout", str(idle_timeout_ms), *intervals]
 
-
-REPORTING_INTERVAL_MS = 1000
 
 
 # (wall time of the line, MiB read so far, records read so far)

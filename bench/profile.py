@@ -1,11 +1,11 @@
 """Where the CPU goes while the lab copies: per container, and per group of JVM threads, the CPU
-time a measured block (a drain, a raw run) used, per record it copied.
+time a measured block (the timed half of a drain) used, per record it copied.
 
-Two samples, before and after: each lab container's cgroup CPU time (read on the host), and the CPU ticks of every
-thread of the JVMs in it by thread name (Linux keeps the first 15 characters of a Java thread's
-name). Threads that ended between the samples (a tool JVM that came and went) count in their
-container's total only. The parsing and the grouping are pure (unit tested); the samples go
-through `docker exec`.
+Two samples, before and after: each lab container's cgroup CPU time (read on the host), and the
+CPU ticks of every thread of the JVMs in it by thread name (Linux keeps the first 15 characters
+of a Java thread's name). Threads that ended between the samples (a tool JVM that came and went)
+count in their container's total only. The parsing and the grouping are pure (unit tested); the
+samples go through `docker exec`.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
           tasks_max: Optional[int] = None, fail_fast: bool = False, profile: bool = False,
           warmup_records: int = 0) -> measures.Drain:
     """Deploy the flow's connector for a topic that already holds `records` records and time how
-    they arrive on the target. Polling the end offsets costs one short JVM every few seconds.
+    they arrive on the target (polling the end offsets through the in-process admin client).
     fail_fast: a failed task ends the wait at once (else the lab's auto-restart may revive it).
     profile: the CPU the workers and brokers used per record (bench.profile) from the end of the
     warm-up to the last record's arrival. warmup_records: the drain is timed from the append after
