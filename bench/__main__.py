@@ -17,8 +17,9 @@ Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
              rolled to each, the role's default last): BENCH_REPLAY_KILLS (default 3) worker SIGKILLs
              under BENCH_REPLAY_RATE records/s (default 2000) for BENCH_REPLAY_SECONDS (default 150), what
              one crash replays in seconds of the killed tasks' traffic, and the defaults' drain rate
-  tuning     the defaults' drain next to one-setting variants of it (producer batching, compression,
-             consumer fetch sizes, max.poll.records, in-flight requests), ratio to the defaults; on request
+  tuning     the defaults' levers one at a time (producer linger and batch, consumer fetch wait and
+             poll timeout, compression, in-flight requests): each variant's drain, ratio to the
+             defaults, and its latency at 50 % of the mm2 part's drain rate; on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
 Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
 bytes, default 1024,100), BENCH_LATENCY_SECONDS (seconds per latency point, default 30),
@@ -142,7 +143,7 @@ def main() -> None:
         if "replays" in parts:
             run_part(results, "replays", lambda: {"replays": replays.measure(replay_settings(environ, settings))})
         if "tuning" in parts:
-            run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings)})
+            run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings, drain_rate(results))})
         if "deploy" in parts:
             run_part(results, "deploy", lambda: {"deployment": timed_deployment()})
     results["goals"] = report.goals(results)

@@ -304,7 +304,8 @@ def tuning_rows(tuning: Optional[dict[str, Any]]) -> list[list[str]]:
     if not tuning:
         return []
     figures, failures = tuning["figures"], tuning.get("failures", {})
-    load = f", latency at {percent(tuning['latency_fraction'])} of the first defaults' drain" if "latency_fraction" in tuning else ""
+    load = (f", latency at {tuning['latency_load_records_per_s']:,.0f} rec/s"
+            if "latency_load_records_per_s" in tuning else "")
     return [[f"MM2 tuning, {label} ({tuning['record_size']} B{load})",
              tuning_cell(figures.get(label), failures.get(label))]
             for label in tuning["order"]]

@@ -2,10 +2,11 @@
 latency together against the defaults of the same run (BENCH_PARTS=tuning; not among the default
 parts).
 
-Throughput: every variant drains the same source topic (BENCH_RECORDS records of the first
-BENCH_SIZES size) into a fresh remote topic. Latency: then the same variant copies a topic of its
-own loaded at LATENCY_FRACTION of the defaults' drain rate for BENCH_LATENCY_SECONDS (the latency
-curve's harness, bench.replication.LatencyRun). The defaults run first and last: the two show the
+Throughput: every variant drains the same source topic (twice BENCH_RECORDS records of the first
+BENCH_SIZES size) into a fresh remote topic, timed after the first half as the defaults' drain of
+the mm2 part is. Latency: then the same variant copies a topic of its own loaded at
+LATENCY_FRACTION of the defaults' drain rate (the mm2 part's, as for the latency curve) for
+BENCH_LATENCY_SECONDS (the latency curve's harness, bench.replication.LatencyRun). The defaults run first and last: the two show the
 run's noise, their mean is the baseline of every variant's ratio.
 
 MM2's source consumer is its own client, configured with `consumer.*` keys of the connector
@@ -43,8 +44,8 @@ VARIANTS: tuple[tuple[str, dict[str, str]], ...] = (
     # the order with up to 5.
     ("max.in.flight.requests.per.connection 5", {"producer.override.max.in.flight.requests.per.connection": "5"}),
 )
-# The load of each variant's latency point, as a fraction of the first defaults' drain rate: the
-# highest load the latency goal covers.
+# The load of each variant's latency point, as a fraction of the defaults' drain rate: the highest
+# load the latency goal covers.
 LATENCY_FRACTION = 0.5
 
 
@@ -70,8 +71,9 @@ def connector_name(run_id: str, index: int) -> str:
     return f"bench-{run_id}-tuning{index}"
 
 
-def measure(settings: Settings) -> dict[str, Any]:
-    """Drain one filled topic with the defaults and each variant, in run_order()."""
+def measure(settings: Settings, drain_rate: float) -> dict[str, Any]:
+    """Drain one filled topic with the defaults and each variant, in run_order(), and load each at
+    LATENCY_FRACTION of drain_rate for its latency."""
     defaults = flows.defaults_flow()
     record_size = settings.record_sizes[0]
     topic = f"bench.{settings.run_id}.tuning"
@@ -82,18 +84,17 @@ def measure(settings: Settings) -> dict[str, Any]:
     cleanup = Cleanup()
     try:
         retry(lambda: lab.create_topic(SOURCE, cleanup.topic(SOURCE, topic), DEFAULT_PARTITIONS), f"create {topic}")
-        print(f"filling {topic}: {settings.records} records of {record_size} B")
-        perf_tools.fill_topic(SOURCE, topic, settings.records, record_size)
+        print(f"filling {topic}: {2 * settings.records} records of {record_size} B")
+        perf_tools.fill_topic(SOURCE, topic, 2 * settings.records, record_size)
         for index, (label, overrides) in enumerate(drains):
             print(f"MM2 drain, {label}: {overrides or 'the collection defaults'}")
             flow = flows.with_overrides(defaults, label, overrides)
             try:
                 figures[label] = {**drain_variant(cleanup, flow, connector_name(settings.run_id, index), topic,
                                                   settings.records, record_size), "overrides": overrides}
-                load = LATENCY_FRACTION * figures[DEFAULTS_FIRST]["records_per_s"]
                 figures[label]["latency"] = latency_point(flow, f"{connector_name(settings.run_id, index)}-latency",
-                                                          f"{topic}.latency{index}", record_size, load,
-                                                          settings.latency_seconds)
+                                                          f"{topic}.latency{index}", record_size,
+                                                          LATENCY_FRACTION * drain_rate, settings.latency_seconds)
             except (RuntimeError, lab.Deadline, flows.TaskFailed) as error:  # one variant failing must not lose the others
                 print(f"  {label} failed: {error}")
                 failures[label] = f"{error.__class__.__name__}: {str(error)[:500]}"
@@ -101,18 +102,21 @@ def measure(settings: Settings) -> dict[str, Any]:
         cleanup.run()
     return {"record_size": record_size, "partitions": DEFAULT_PARTITIONS,
             "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [drain[0] for drain in drains],
-            "latency_fraction": LATENCY_FRACTION, "latency_seconds": settings.latency_seconds,
+            "latency_fraction": LATENCY_FRACTION, "latency_load_records_per_s": round(LATENCY_FRACTION * drain_rate, 1),
+            "latency_seconds": settings.latency_seconds,
             "figures": with_ratios(figures), "failures": failures}
 
 
 def drain_variant(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: int,
                   record_size: int) -> dict[str, Any]:
-    """One drain into a fresh remote topic (its name is fixed by the flow), deleted afterwards."""
+    """One drain of a topic holding twice `records` into a fresh remote topic (its name is fixed by
+    the flow), timed after the first `records`, the remote topic deleted afterwards."""
     remote = flow.remote_topic(topic)
     retry(lambda: lab.create_topic(TARGET, cleanup.topic(TARGET, remote), DEFAULT_PARTITIONS,
                                    "message.timestamp.type=LogAppendTime"), f"create {remote}")
     try:
-        return drain(cleanup, flow, name, topic, records, record_size, fail_fast=True).as_dict()
+        return drain(cleanup, flow, name, topic, 2 * records, record_size, fail_fast=True,
+                     warmup_records=records).as_dict()
     finally:
         if name in cleanup.connectors:
             flows.remove(name)

@@ -58,8 +58,8 @@ def test_the_failed_task_trace_is_its_last_cause() -> None:
     assert flows.failed_task_trace({}) is None
 
 
-def test_each_variant_is_loaded_at_half_the_first_defaults_drain_for_its_latency(monkeypatch: Any) -> None:
-    drains = iter([figure(2000.0), figure(1000.0)] + [figure(1500.0)] * len(tuning.VARIANTS))
+def test_each_variant_is_loaded_at_half_the_drain_rate_for_its_latency(monkeypatch: Any) -> None:
+    drains = iter([figure(2000.0)] * len(tuning.run_order()))
     loads: list[tuple[str, str, float, int]] = []
 
     def latency_point(flow: flows.Flow, name: str, topic: str, _size: int, rate: float, seconds: int) -> dict[str, Any]:
@@ -75,10 +75,11 @@ def test_each_variant_is_loaded_at_half_the_first_defaults_drain_for_its_latency
     monkeypatch.setattr(tuning.lab, "create_topic", lambda *_args: None)
     monkeypatch.setattr(tuning.Cleanup, "run", lambda _self: None)
     monkeypatch.setattr(flows, "defaults_flow", lambda: flows.Flow("defaults", {"source.cluster.alias": "bench"}))
-    measured = tuning.measure(tuning.Settings("7", 1000, (1024,), 20))
+    measured = tuning.measure(tuning.Settings("7", 1000, (1024,), 20), 2000.0)
     assert [load[0] for load in loads] == [label for label, _overrides in tuning.run_order()]
     assert {load[2] for load in loads} == {1000.0} and {load[3] for load in loads} == {20}
     assert len({load[1] for load in loads}) == len(loads)  # a topic pair of its own each
+    assert measured["latency_load_records_per_s"] == 1000.0
     assert measured["figures"]["linger.ms 5"]["latency"] == {"end_to_end": {"p99_ms": 100.0}}
     assert "latency" not in measured["figures"]["linger.ms 0"]
     assert measured["failures"] == {"linger.ms 0": "RuntimeError: a task failed"}

@@ -41,9 +41,9 @@ def test_a_failed_variant_keeps_its_row_with_the_error() -> None:
 
 def test_a_variant_row_gives_its_latency_beside_its_drain() -> None:
     latency = {"end_to_end": {"p50_ms": 180.0, "p99_ms": 950.0, "max_ms": 1200.0}, "delivered_to_offered": 0.99}
-    rows = report.tuning_rows({"record_size": 1024, "order": ["linger.ms 0"], "latency_fraction": 0.5,
+    rows = report.tuning_rows({"record_size": 1024, "order": ["linger.ms 0"], "latency_load_records_per_s": 20000.0,
                                "figures": {"linger.ms 0": {**figure(8192), "ratio_to_defaults": 0.8, "latency": latency}}})
-    assert rows[0][0] == "MM2 tuning, linger.ms 0 (1024 B, latency at 50 % of the first defaults' drain)"
+    assert rows[0][0] == "MM2 tuning, linger.ms 0 (1024 B, latency at 20,000 rec/s)"
     assert rows[0][1].endswith("x0.80 of defaults; latency p50 180 ms, p99 950 ms (delivered x0.99)")
 
 
