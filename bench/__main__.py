@@ -19,7 +19,8 @@ Parts (BENCH_PARTS, comma separated; default all but tuning and deploy):
              one crash replays in seconds of the killed tasks' traffic, and the defaults' drain rate
   tuning     the defaults' levers one at a time (producer linger and batch, consumer fetch wait and
              poll timeout, compression, in-flight requests): each variant's drain, ratio to the
-             defaults, and its latency at 50 % of the mm2 part's drain rate; on request
+             defaults, and its latency at BENCH_TUNING_LOAD records/s (default: 50 % of the mm2
+             part's drain rate); on request
   deploy     wall time of a no-change site.yml rerun (also with BENCH_DEPLOY=1)
 Other settings: BENCH_RECORDS (records per drain, default 200000), BENCH_SIZES (record sizes in
 bytes, default 1024,100), BENCH_LATENCY_SECONDS (seconds per latency point, default 30),
@@ -90,6 +91,13 @@ def drain_rate(results: dict[str, Any]) -> float:
     return figure["records_per_s"] if figure else FALLBACK_DRAIN_RATE
 
 
+def tuning_load(environ: dict[str, str], results: dict[str, Any]) -> float:
+    """The tuning part's latency load: BENCH_TUNING_LOAD records/s, else the latency curve's 50 %."""
+    if environ.get("BENCH_TUNING_LOAD"):
+        return float(environ["BENCH_TUNING_LOAD"])
+    return tuning.LATENCY_FRACTION * drain_rate(results)
+
+
 def timed_deployment() -> dict[str, Any]:
     started = time.monotonic()
     run = lab.run_playbook("site.yml", None, "--skip-tags", "validate", timeout=3600)
@@ -143,7 +151,7 @@ def main() -> None:
         if "replays" in parts:
             run_part(results, "replays", lambda: {"replays": replays.measure(replay_settings(environ, settings))})
         if "tuning" in parts:
-            run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings, drain_rate(results))})
+            run_part(results, "tuning", lambda: {"tuning": tuning.measure(settings, tuning_load(environ, results))})
         if "deploy" in parts:
             run_part(results, "deploy", lambda: {"deployment": timed_deployment()})
     results["goals"] = report.goals(results)

@@ -5,8 +5,11 @@ parts).
 Throughput: every variant drains the same source topic (twice BENCH_RECORDS records of the first
 BENCH_SIZES size) into a fresh remote topic, timed after the first half as the defaults' drain of
 the mm2 part is. Latency: then the same variant copies a topic of its own loaded at
-LATENCY_FRACTION of the defaults' drain rate (the mm2 part's, as for the latency curve) for
-BENCH_LATENCY_SECONDS (the latency curve's harness, bench.replication.LatencyRun). The defaults run first and last: the two show the
+BENCH_TUNING_LOAD records/s (default: LATENCY_FRACTION of the mm2 part's drain rate, the latency
+curve's 50 % point) for BENCH_LATENCY_SECONDS (the latency curve's harness,
+bench.replication.LatencyRun). A load the chain cannot carry compares the variants' queues, not
+their latency: on a machine whose cores also run the load's producer, BENCH_TUNING_LOAD sets one
+it carries. The defaults run first and last: the two show the
 run's noise, their mean is the baseline of every variant's ratio.
 
 MM2's source consumer is its own client, configured with `consumer.*` keys of the connector
@@ -71,9 +74,9 @@ def connector_name(run_id: str, index: int) -> str:
     return f"bench-{run_id}-tuning{index}"
 
 
-def measure(settings: Settings, drain_rate: float) -> dict[str, Any]:
+def measure(settings: Settings, latency_load: float) -> dict[str, Any]:
     """Drain one filled topic with the defaults and each variant, in run_order(), and load each at
-    LATENCY_FRACTION of drain_rate for its latency."""
+    latency_load records/s for its latency."""
     defaults = flows.defaults_flow()
     record_size = settings.record_sizes[0]
     topic = f"bench.{settings.run_id}.tuning"
@@ -94,7 +97,7 @@ def measure(settings: Settings, drain_rate: float) -> dict[str, Any]:
                                                   settings.records, record_size), "overrides": overrides}
                 figures[label]["latency"] = latency_point(flow, f"{connector_name(settings.run_id, index)}-latency",
                                                           f"{topic}.latency{index}", record_size,
-                                                          LATENCY_FRACTION * drain_rate, settings.latency_seconds)
+                                                          latency_load, settings.latency_seconds)
             except (RuntimeError, lab.Deadline, flows.TaskFailed) as error:  # one variant failing must not lose the others
                 print(f"  {label} failed: {error}")
                 failures[label] = f"{error.__class__.__name__}: {str(error)[:500]}"
@@ -102,7 +105,7 @@ def measure(settings: Settings, drain_rate: float) -> dict[str, Any]:
         cleanup.run()
     return {"record_size": record_size, "partitions": DEFAULT_PARTITIONS,
             "tasks_max": int(defaults.base_config.get("tasks.max", "1")), "order": [drain[0] for drain in drains],
-            "latency_fraction": LATENCY_FRACTION, "latency_load_records_per_s": round(LATENCY_FRACTION * drain_rate, 1),
+            "latency_load_records_per_s": round(latency_load, 1),
             "latency_seconds": settings.latency_seconds,
             "figures": with_ratios(figures), "failures": failures}
 

@@ -51,3 +51,9 @@ def test_a_variant_whose_latency_failed_keeps_its_drain() -> None:
     rows = report.tuning_rows({"record_size": 1024, "order": ["linger.ms 0"], "failures": {"linger.ms 0": "Deadline: x"},
                                "figures": {"linger.ms 0": {**figure(8192), "ratio_to_defaults": 0.8}}})
     assert rows[0][1].endswith("x0.80 of defaults; latency failed: Deadline: x")
+
+
+def test_the_tuning_load_is_half_the_drain_rate_unless_set() -> None:
+    results = {"settings": {"record_sizes": [1024]}, "mm2_defaults": {"1024": figure(60000.0)}}
+    assert bench_main.tuning_load({}, results) == 30000.0
+    assert bench_main.tuning_load({"BENCH_TUNING_LOAD": "20000"}, results) == 20000.0
