@@ -155,7 +155,6 @@ def consumer_args(topic: str, records: int, config_path: str, bootstrap: str, gr
             "--timeout", str(idle_timeout_ms), *intervals]
 
 
-
 # (wall time of the line, MiB read so far, records read so far)
 Progress = tuple[datetime, float, int]
 

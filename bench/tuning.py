@@ -80,7 +80,6 @@ def measure(settings: Settings, latency_load: float) -> dict[str, Any]:
     defaults = flows.defaults_flow()
     record_size = settings.record_sizes[0]
     topic = f"bench.{settings.run_id}.tuning"
-    remote = defaults.remote_topic(topic)
     figures: dict[str, dict[str, Any]] = {}
     failures: dict[str, str] = {}
     drains: list[tuple[str, dict[str, str]]] = run_order()
