@@ -4,8 +4,9 @@
   mm2-src-dst-source connector, read back from Connect), pointed at one benchmark topic.
 - stock: the first reference guide's source connector (tests/integration/fixtures/seeds/
   000_mm2-source-connector.json) with only what the secured lab needs changed: its client
-  settings (SASL_SSL, as tests/integration/test_mirrormaker_seeds.py deploys it), its name and
-  its topic list (its `^foo.*` would mirror the lab's own topics as well).
+  settings (SASL_SSL, as tests/integration/test_mirrormaker_seeds.py deploys it), its name, its
+  topic list (its `^foo.*` would mirror the lab's own topics as well), and its producers' buffer
+  (STOCK_PRODUCER_BUFFER: the lab's small worker heaps cannot hold the default's).
 
 Only source connectors: heartbeats and checkpoints carry no records of the topic under test.
 Connector names start with `bench-`, outside the role's prune prefix (`mm2-`).
@@ -32,6 +33,11 @@ LAB_SOURCE_CONNECTOR = "mm2-src-dst-source"
 # src.heartbeats again (stale heartbeats that wreck its latency figures and alerts).
 BENCH_ALIAS = "bench"
 STOCK_SEED = lab.REPO_ROOT / "tests" / "integration" / "fixtures" / "seeds" / "000_mm2-source-connector.json"
+# The guide's config leaves each task's producer its default 32 MiB buffer. With linger 0 and 16 KiB
+# batches its producers fall behind their consumers, the buffers fill, and at 100 B every buffered
+# record also holds Connect's per-record objects: the guide's three tasks ran a 384 MiB lab worker
+# out of heap. 4 MiB still holds hundreds of its 16 KiB batches (it sends one at a time).
+STOCK_PRODUCER_BUFFER = {"producer.override.buffer.memory": str(4 * 1024 * 1024)}
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,7 @@ def stock_config(seed: dict[str, str]) -> dict[str, str]:
     config = dict(seed)
     config.update(lab.client_settings("source.cluster.", lab.SOURCE_BROKER))
     config.update(lab.client_settings("target.cluster.", lab.TARGET_BROKER))
+    config.update(STOCK_PRODUCER_BUFFER)
     return config
 
 

@@ -27,6 +27,9 @@ DEFAULT_PARTITIONS = 3
 REFERENCE_RECORD_SIZE = 1024
 # The containers whose CPU a drain's profile samples: the Connect workers and both brokers.
 PROFILE_HOSTS = (*lab.CONNECT_WORKERS, SOURCE, TARGET)
+# A drain whose remote topic gains no record for this long has stalled (a worker out of heap hangs
+# rather than exits): it fails instead of waiting out a timeout that a large backlog makes hours long.
+STALL_S = 180.0
 # The latency curve's offered rates, as fractions of the defaults' measured drain rate.
 LATENCY_FRACTIONS = (0.10, 0.25, 0.50, 0.75, 0.90)
 
@@ -123,9 +126,16 @@ def drain(cleanup: Cleanup, flow: flows.Flow, name: str, topic: str, records: in
     started = time.monotonic()
     retry(lambda: flows.deploy(name, flow.config_for(name, topic, tasks_max)), f"deploy {name}")
     timeout = max(300.0, records / 500)
+    last_gain = {"count": -1, "at": time.monotonic()}
 
     def arrived(count: int) -> bool:
-        return (not fail_fast or flows.raise_if_failed(name)) and target_count(remote) >= count
+        # The count first: a hung worker's REST API would keep the task check from ever failing.
+        now_count = target_count(remote)
+        if now_count > last_gain["count"]:
+            last_gain.update(count=now_count, at=time.monotonic())
+        elif time.monotonic() - last_gain["at"] > STALL_S:
+            raise lab.Deadline(f"{remote}: no record arrived for {STALL_S:.0f} s ({now_count} of {count}): the copy stalled")
+        return (not fail_fast or flows.raise_if_failed(name)) and now_count >= count
 
     profiler = cpu_profile.Profile(PROFILE_HOSTS if profile else ())
     counted_from = 0

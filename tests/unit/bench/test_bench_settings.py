@@ -60,7 +60,9 @@ def test_stock_config_is_the_guide_with_the_labs_client_settings() -> None:
     assert config["source.cluster.bootstrap.servers"] == f"{lab.SOURCE_BROKER}:9094"
     assert config["target.cluster.bootstrap.servers"] == f"{lab.TARGET_BROKER}:9094"
     assert config["source.cluster.security.protocol"] == config["target.cluster.security.protocol"] == "SASL_SSL"
-    assert not any(key.startswith("producer.override.") for key in config)
+    # Only the buffer: the workers' own producer (its account, batching and compression) writes.
+    assert {key: value for key, value in config.items() if key.startswith("producer.override.")} == {
+        "producer.override.buffer.memory": "4194304"}
 
 
 def test_stock_flow_grants_the_workers_producer_and_the_offset_syncs_on_the_source() -> None:

@@ -224,3 +224,23 @@ def test_a_remote_topic_with_more_records_than_its_source_is_not_matched(monkeyp
     with pytest.raises(RuntimeError, match="replayed"):
         replication.latency(settings, 1000.0)
     assert lab_calls[-1] == "cleanup"
+
+
+def test_a_drain_whose_target_stops_growing_fails_as_stalled(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [0.0]
+    monkeypatch.setattr(replication.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(replication, "target_count", lambda _topic: 10)  # stuck at 10 of 100
+    monkeypatch.setattr(replication, "retry", lambda action, _what: action())
+    monkeypatch.setattr(flows, "deploy", lambda *_args: None)
+    monkeypatch.setattr(flows, "prepare_internal_topics", lambda _flow: None)
+
+    def wait_until(probe: Any, _timeout: float, what: str, **_kwargs: Any) -> Any:
+        while not probe():
+            clock[0] += 30.0
+        return True
+
+    monkeypatch.setattr(replication.lab, "wait_until", wait_until)
+    flow = flows.Flow("defaults", {"source.cluster.alias": "bench"})
+    with pytest.raises(replication.lab.Deadline, match="stalled"):
+        replication.drain(replication.Cleanup(), flow, "bench-1-x", "bench.1.x", 100, 1024)
+    assert clock[0] > replication.STALL_S
