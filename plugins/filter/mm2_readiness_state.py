@@ -7,13 +7,14 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 name: mm2_readiness_state
-short_description: The source topic ids in the readiness check's state file, or the file's new text
+short_description: What the readiness check's state file holds, or the file's new text
 version_added: 0.4.0
 description:
-  - With O(_input) the text of a state file (empty when there is none), returns the topic ids it holds, source topic to id.
+  - With O(_input) the text of a state file (empty when there is none), returns the topic ids it holds, source topic to id,
+    or with O(read=accepted_log_starts) the log starts up to which losses were accepted (topic -> partition -> offset).
     A text that is not a state file fails the task and says to remove the file.
   - With O(_input) the topic ids of a run (RV(kafka_dr.mm2.mm2_readiness#module:topic_ids)) and O(flow), returns the state
-    file's new text (JSON with C(format), C(flow), C(measured_at) and C(topic_ids)).
+    file's new text (JSON with C(format), C(flow), C(measured_at), C(topic_ids) and C(accepted_log_starts)).
 options:
   _input:
     description: The state file's text, or the run's topic ids.
@@ -26,6 +27,15 @@ options:
     description: When the run measured them.
     type: str
     default: ''
+  accepted_log_starts:
+    description: With O(flow), the accepted log starts to keep (RV(kafka_dr.mm2.mm2_readiness#module:state_accepted_log_starts)).
+    type: dict
+    default: {}
+  read:
+    description: Without O(flow), what to read from the state file.
+    type: str
+    choices: [topic_ids, accepted_log_starts]
+    default: topic_ids
 """
 
 EXAMPLES = r"""
@@ -43,13 +53,22 @@ _value:
 from typing import Any, Optional
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.filter_errors import as_filter
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_readiness_files import readiness_state, readiness_state_ids
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_readiness_files import (
+    readiness_state,
+    readiness_state_accepted,
+    readiness_state_ids,
+)
+
+READERS = {'topic_ids': readiness_state_ids, 'accepted_log_starts': readiness_state_accepted}
 
 
-def state(value: Any, flow: Optional[str] = None, measured_at: str = '') -> Any:
+def state(value: Any, flow: Optional[str] = None, measured_at: str = '', accepted_log_starts: Optional[dict] = None,
+          read: str = 'topic_ids') -> Any:
     if flow is None:
-        return readiness_state_ids(value)
-    return readiness_state(value or {}, flow, measured_at)
+        if read not in READERS:
+            raise ValueError('read must be one of %s, not %r' % (', '.join(READERS), read))
+        return READERS[read](value)
+    return readiness_state(value or {}, flow, measured_at, accepted_log_starts)
 
 
 mm2_readiness_state = as_filter(state)

@@ -18,6 +18,14 @@ made exact: the target's last record is looked up on the source from U on by its
 (key, value, headers, timestamp); the first match is at or below the true offset, so the
 records counted as not copied are never fewer than the true count. The age of the oldest
 record not copied (its timestamp, read on the source) is the recovery point in seconds.
+
+Silent loss. Records below the source's log start that MM2 had not copied are lost: log start
+minus (newest copied + 1), whether the partition still holds records or is empty now. An empty
+partition has no record to match, so the newest sync's estimate stands. Without any offset sync
+the target's record count stands in for one (the n-th copy is of source offset n - 1), and a
+partition MM2 copied nothing of has lost everything below its log start. Those two cannot tell
+records deleted before the flow began: the operator accepts them once (accepted log starts, in
+the state file), and only what is lost after that counts.
 """
 
 from __future__ import annotations
@@ -52,7 +60,8 @@ NOT_READY = 'NOT READY'
 RP_RECORD = 'record'              # the target's last record found on the source
 RP_OFFSET_SYNC = 'offset-sync'    # newest offset sync plus the target records after it
 RP_NOTHING_COPIED = 'nothing-copied'  # no sync and an empty remote partition
-RP_EMPTY = 'empty'                # the source partition holds no record
+RP_EMPTY = 'empty'                # the source partition holds no record (empty_because says why)
+RP_TARGET_COUNT = 'target-count'  # no offset sync and the target's last record gone from the source: counted
 RP_UNKNOWN = 'unknown'
 # A group whose committed record MM2 has not copied yet: a planned failover drains, then translates exactly.
 METHOD_AFTER_DRAIN = 'after-drain'
@@ -62,6 +71,11 @@ TARGET_TAIL = 50
 MM2_DEFAULT_GROUPS_EXCLUDE = ('console-consumer-.*', 'connect-.*', '__.*')
 # Topic settings compared between a source topic and its remote topic.
 RETENTION_SETTINGS = ('retention.ms', 'retention.bytes')
+# Why a source partition holds no record (RecoveryPoint.empty_because).
+EMPTY_NEVER_WRITTEN = 'never-written'  # its log starts at 0: nothing was ever written to it
+EMPTY_COPIED = 'copied'                # every record it held is on the target
+EMPTY_TRUNCATED = 'truncated'          # it lost records before MM2 copied them (a truncated sentinel)
+EMPTY_UNKNOWN = 'unknown'              # the offsets contradict each other (see the sentinels)
 
 
 class ReadinessSide(KafkaSide, Protocol):
@@ -131,6 +145,8 @@ class ReadinessRequest:
     principals: List[PrincipalSpec] = field(default_factory=list)
     # Topic ids seen by the previous run (state file on the controller): topic -> id.
     known_topic_ids: Dict[str, str] = field(default_factory=dict)
+    # Log starts up to which the operator accepted a truncation (state file): records below are not counted again.
+    accepted_log_starts: Dict[TopicPartition, int] = field(default_factory=dict)
     # The newest failover report of the flow (its JSON) and where it was read.
     last_failover: Optional[Mapping[str, Any]] = None
     last_failover_path: str = ''
@@ -200,6 +216,12 @@ class RecoveryPoint:
     # Seconds since the timestamp of the oldest record not on the target (0 when all are there).
     seconds: Optional[float] = None
     note: str = ''
+    # Records the source deleted before MM2 copied them (0: none; None: unknown), and for method
+    # empty, why the partition holds no record (EMPTY_*).
+    lost: Optional[int] = None
+    empty_because: str = ''
+    # The log start up to which the operator accepted a loss (0: none accepted).
+    accepted_start: int = 0
 
 
 def estimate_newest_copied(source_end: int, target_end: int, sync: Sync) -> Tuple[Optional[int], str]:
@@ -245,15 +267,15 @@ def find_on_source(wanted: Wanted, records: Iterable[KafkaRecord]) -> Optional[i
 
 def recovery_point(source: KafkaSide, target: KafkaSide, source_tp: TopicPartition, remote_tp: TopicPartition,
                    source_start: int, source_end: int, target_end: Optional[int], syncs: Sequence[Sync],
-                   now: float, max_scan: int) -> RecoveryPoint:
+                   now: float, max_scan: int, accepted_start: int = 0) -> RecoveryPoint:
     """The recovery point of one source partition (see the module docstring)."""
-    point = RecoveryPoint(source_tp[0], source_tp[1], remote_tp[0], source_start, source_end, target_end)
+    point = RecoveryPoint(source_tp[0], source_tp[1], remote_tp[0], source_start, source_end, target_end,
+                          accepted_start=max(accepted_start, 0))
     newest_sync = syncs[-1] if syncs else None
     if newest_sync is not None:
         point.sync_upstream, point.sync_downstream = newest_sync.upstream, newest_sync.downstream
     if source_end <= source_start:
-        point.method, point.uncopied, point.uncopied_max, point.seconds = RP_EMPTY, 0, 0, 0.0
-        return point
+        return _empty_point(point, newest_sync)
     if target_end is None:
         point.note = 'the remote topic %s does not exist on the target' % remote_tp[0]
         point.newest_copied = None
@@ -273,18 +295,71 @@ def recovery_point(source: KafkaSide, target: KafkaSide, source_tp: TopicPartiti
     else:
         matched = _match_tail(source, target, source_tp, remote_tp, max(source_start, source_end - max_scan), 0,
                               target_end, max_scan)
-        if matched is None:
+        if matched is not None:
+            point.newest_copied, point.method = matched, RP_RECORD
+        elif source_end - max_scan <= source_start:
+            # Every retained record was searched: the target's last copy is of a record the source deleted since.
+            point.newest_copied, point.method = counted_newest_copied(target_end, source_start), RP_TARGET_COUNT
+            point.note = counted_note(target_end)
+        else:
             point.note = ('no offset sync for the partition and the target\'s last record is not among the source\'s '
                           'last %d records' % max_scan)
             return point
-        point.newest_copied, point.method = matched, RP_RECORD
     point.uncopied, point.uncopied_max, point.first_uncopied = uncopied_counts(
         source_start, source_end, point.newest_copied, newest_sync)
+    point.lost = lost_records(point, point.newest_copied if target_end is not None or newest_sync is None
+                              else newest_sync.upstream)
     point.seconds = 0.0
     if point.uncopied:
         oldest = next(iter(source.read(source_tp, point.first_uncopied, 1)), None)
         point.seconds = None if oldest is None else round(max(now - oldest.timestamp / 1000.0, 0.0), 1)
     return point
+
+
+def counted_newest_copied(target_end: int, source_start: int) -> Optional[int]:
+    """Without an offset sync and with the source's copies gone: the newest copied source offset as if MM2 had
+    copied the partition once from offset 0, so that its n-th target record copies source offset n - 1.
+    Capped below the log start, as the copy is not among the retained records. None: nothing copied."""
+    newest = min(target_end, source_start) - 1
+    return newest if newest >= 0 else None
+
+
+def counted_note(target_end: int) -> str:
+    return ('no offset sync: the target\'s %d records taken as copies of source offsets 0 to %d (exact when MM2 copied '
+            'the partition once from its first offset)' % (target_end, target_end - 1))
+
+
+def _empty_point(point: RecoveryPoint, sync: Optional[Sync]) -> RecoveryPoint:
+    """A source partition that holds no record: nothing is left to copy, but what it held may never have been
+    copied. The newest offset sync (or, without one, the target's record count) tells how far MM2 got."""
+    point.method = RP_EMPTY
+    point.uncopied, point.uncopied_max, point.seconds = 0, 0, 0.0
+    if point.source_start == 0:
+        point.empty_because, point.lost = EMPTY_NEVER_WRITTEN, 0
+        return point
+    if sync is not None and point.target_end is None:
+        copied: Optional[int] = sync.upstream
+        point.note = 'the remote topic %s does not exist on the target' % point.remote_topic
+    elif sync is not None:
+        copied, why = estimate_newest_copied(point.source_end, point.target_end or 0, sync)
+        if copied is None:
+            point.empty_because, point.note = EMPTY_UNKNOWN, why
+            return point
+    else:
+        copied = counted_newest_copied(point.target_end or 0, point.source_start)
+        if point.target_end:
+            point.note = counted_note(point.target_end)
+    point.newest_copied = copied
+    point.lost = lost_records(point, copied)
+    point.empty_because = EMPTY_TRUNCATED if point.lost else EMPTY_COPIED
+    return point
+
+
+def lost_records(point: RecoveryPoint, copied: Optional[int]) -> int:
+    """Source records below the log start that MM2 had not copied (copied: the newest source offset it copied,
+    None when none), less those the operator accepted."""
+    first_not_copied = 0 if copied is None else copied + 1
+    return max(point.source_start - max(first_not_copied, point.accepted_start), 0)
 
 
 def _match_tail(source: KafkaSide, target: KafkaSide, source_tp: TopicPartition, remote_tp: TopicPartition,
@@ -322,15 +397,32 @@ TARGET_TRUNCATED_FIX = ('the remote topic was re-created or truncated on the tar
 
 
 def truncation_sentinel(point: RecoveryPoint) -> Optional[Sentinel]:
-    """Records the source deleted (retention, DeleteRecords) before MM2 copied them."""
-    if point.newest_copied is None or point.source_start <= point.newest_copied + 1:
+    """Records the source deleted (retention, DeleteRecords) before MM2 copied them: whether the partition still
+    holds records or none, and whether MM2 copied some of it or nothing (see the module docstring)."""
+    lost = point.lost
+    if lost is None and point.newest_copied is not None:
+        lost = lost_records(point, point.newest_copied)
+    if not lost:
         return None
-    lost = point.source_start - point.newest_copied - 1
-    return Sentinel('truncated', point.topic, point.partition,
-                    '%s-%d: %d records lost: the source deleted offsets %d to %d before MM2 copied them (log start %d, '
-                    'newest copied %d)' % (point.topic, point.partition, lost, point.newest_copied + 1,
-                                           point.source_start - 1, point.source_start, point.newest_copied),
-                    TRUNCATED_FIX, lost, {'source_start': point.source_start, 'newest_copied': point.newest_copied})
+    first_lost = point.source_start - lost
+    where = '%s-%d' % (point.topic, point.partition)
+    if point.newest_copied is None:
+        evidence = 'MM2 copied none of the partition\'s records'
+    else:
+        evidence = 'newest copied %d' % point.newest_copied
+    if point.method == RP_EMPTY:
+        evidence += '; the partition is empty now'
+    message = ('%s: %d records lost: the source deleted offsets %d to %d before MM2 copied them (log start %d, %s)'
+               % (where, lost, first_lost, point.source_start - 1, point.source_start, evidence))
+    fix = TRUNCATED_FIX
+    if point.newest_copied is None or point.method == RP_TARGET_COUNT:
+        fix += ('; if those records were deleted before the flow first ran, accept the loss with '
+                'readiness_accept_truncated=true')
+    offsets = {'source_start': point.source_start, 'newest_copied': point.newest_copied, 'first_lost': first_lost,
+               'method': point.method}
+    if point.accepted_start:
+        offsets['accepted_start'] = point.accepted_start
+    return Sentinel('truncated', point.topic, point.partition, message, fix, lost, offsets)
 
 
 def resync_sentinels(point: RecoveryPoint) -> List[Sentinel]:
@@ -374,13 +466,48 @@ def state_topic_ids(current: Mapping[str, Optional[str]], known: Mapping[str, st
             for topic, topic_id in current.items()}
 
 
-# The state file (the source topic ids a run saw): on the controller for playbooks/readiness.yml,
-# in the readiness exporter's state directory for the exporter.
+def state_accepted_starts(points: Sequence[RecoveryPoint], known: Mapping[TopicPartition, int],
+                          accept: bool) -> Dict[TopicPartition, int]:
+    """The accepted log starts to remember: the known ones of partitions still there (a log start below one is a
+    re-created topic: dropped), and with `accept` the log start of every partition that lost records now, so
+    that the next run counts only what is lost after it."""
+    starts = {(point.topic, point.partition): point.source_start for point in points}
+    kept = {tp: start for tp, start in known.items() if tp in starts and starts[tp] >= start}
+    if accept:
+        for point in points:
+            if point.lost:
+                kept[(point.topic, point.partition)] = point.source_start
+    return kept
+
+
+def accepted_starts_document(starts: Mapping[TopicPartition, int]) -> Dict[str, Dict[str, int]]:
+    """Accepted log starts as JSON: topic -> partition (a string) -> offset."""
+    document: Dict[str, Dict[str, int]] = {}
+    for (topic, partition), start in sorted(starts.items()):
+        document.setdefault(str(topic), {})[str(partition)] = int(start)
+    return document
+
+
+def accepted_starts_of(document: Any) -> Dict[TopicPartition, int]:
+    """The accepted log starts of a JSON document (accepted_starts_document); an entry that is not one is an error."""
+    if not document:
+        return {}
+    starts: Dict[TopicPartition, int] = {}
+    try:
+        for topic, partitions in dict(document).items():
+            for partition, start in dict(partitions).items():
+                starts[(str(topic), int(partition))] = int(start)
+    except (TypeError, ValueError) as exc:
+        raise ValueError('accepted log starts must map topic -> partition -> offset (%s)' % exc) from exc
+    return starts
+
+
+# The state file (the source topic ids a run saw, the truncations the operator accepted): on the controller
+# for playbooks/readiness.yml, in the readiness exporter's state directory for the exporter.
 STATE_FORMAT = 1
 
 
-def readiness_state_ids(text: Any) -> Dict[str, str]:
-    """The topic ids a state file holds; none for an empty text. A file that is not one is an error."""
+def _state_document(text: Any) -> Dict[str, Any]:
     if text is None or not str(text).strip():
         return {}
     try:
@@ -389,14 +516,29 @@ def readiness_state_ids(text: Any) -> Dict[str, str]:
         raise ValueError('the readiness state file is not JSON (%s); remove it to start afresh' % exc) from exc
     if not isinstance(document, dict) or document.get('format') != STATE_FORMAT or not isinstance(document.get('topic_ids'), dict):
         raise ValueError('the readiness state file is not in format %d; remove it to start afresh' % STATE_FORMAT)
-    return {str(topic): str(topic_id) for topic, topic_id in document['topic_ids'].items() if topic_id}
+    return document
 
 
-def readiness_state(topic_ids: Mapping[str, Any], flow: str, measured_at: str) -> str:
-    """The state file's text: the topic ids this run saw."""
-    return json.dumps({'format': STATE_FORMAT, 'flow': flow, 'measured_at': measured_at,
-                       'topic_ids': {str(topic): topic_id for topic, topic_id in topic_ids.items()}},
-                      indent=2, sort_keys=True) + '\n'
+def readiness_state_ids(text: Any) -> Dict[str, str]:
+    """The topic ids a state file holds; none for an empty text. A file that is not one is an error."""
+    document = _state_document(text)
+    return {str(topic): str(topic_id) for topic, topic_id in (document.get('topic_ids') or {}).items() if topic_id}
+
+
+def readiness_state_accepted(text: Any) -> Dict[str, Dict[str, int]]:
+    """The accepted log starts a state file holds (accepted_starts_document's form); none for an empty text."""
+    document = _state_document(text)
+    return accepted_starts_document(accepted_starts_of(document.get('accepted_log_starts')))
+
+
+def readiness_state(topic_ids: Mapping[str, Any], flow: str, measured_at: str,
+                    accepted_log_starts: Optional[Mapping[str, Any]] = None) -> str:
+    """The state file's text: the topic ids this run saw, and the accepted log starts (accepted_starts_document)."""
+    document: Dict[str, Any] = {'format': STATE_FORMAT, 'flow': flow, 'measured_at': measured_at,
+                                'topic_ids': {str(topic): topic_id for topic, topic_id in topic_ids.items()}}
+    if accepted_log_starts:
+        document['accepted_log_starts'] = accepted_starts_document(accepted_starts_of(accepted_log_starts))
+    return json.dumps(document, indent=2, sort_keys=True) + '\n'
 
 
 # ---- consumer groups --------------------------------------------------------------------------
@@ -1043,7 +1185,7 @@ class Readiness:
             remote_tp = (remote[tp[0]], tp[1])
             point = recovery_point(self.source, self.target, tp, remote_tp, starts.get(tp, 0), self.ends.get(tp, 0),
                                    target_ends.get(remote_tp), self.syncs.get(tp, []), now,
-                                   self.request.max_scan_records)
+                                   self.request.max_scan_records, self.request.accepted_log_starts.get(tp, 0))
             self.report.recovery_point.append(point)
             self.points[tp] = point
             truncated = truncation_sentinel(point)
@@ -1263,6 +1405,10 @@ def input_errors(params: Dict[str, Any]) -> List[str]:
             errors.append('%s must be 0 (off) or more' % option)
     if params['max_scan_records'] < 1:
         errors.append('max_scan_records must be 1 or more')
+    try:
+        accepted_starts_of(params.get('accepted_log_starts'))
+    except ValueError as exc:
+        errors.append(str(exc))
     for entry in params.get('internal_topics') or []:
         if entry.get('side') not in INTERNAL_SIDES or not entry.get('name') or entry.get('kind') not in INTERNAL_KINDS:
             errors.append('internal_topics entry %s needs a name, a side (%s) and a kind (%s)'
@@ -1307,6 +1453,7 @@ def build_request(params: Dict[str, Any]) -> ReadinessRequest:
         rto_seconds=float(params['rto_seconds']),
         principals=principals,
         known_topic_ids=known_ids(params),
+        accepted_log_starts=accepted_starts_of(params.get('accepted_log_starts')),
         last_failover=params['last_failover_report'],
         last_failover_path=params['last_failover_report_path'],
         max_scan_records=params['max_scan_records'],
@@ -1345,7 +1492,7 @@ def _recovery_lines(report: Mapping[str, Any]) -> List[str]:
     lines = ['Recovery point now (source records not on the target; RPO %s)' % ('%g s' % rpo if rpo else 'not set')]
     rows = [('partition', 'not copied', 'at most', 'oldest not copied', 'newest copied', 'method')]
     for point in report['recovery_point']:
-        method = point['method'] + (' (%s)' % point['note'] if point['note'] else '')
+        method = point_method(point)
         rows.append(('%s-%d' % (point['topic'], point['partition']), _dash(point['uncopied']), _dash(point['uncopied_max']),
                      _dash(point['seconds'], ' s'), _dash(point['newest_copied']), method))
     lines += _table(rows) if len(rows) > 1 else ['  no source partition matches the flow\'s topics']
@@ -1354,6 +1501,16 @@ def _recovery_lines(report: Mapping[str, Any]) -> List[str]:
         _counted(totals['uncopied_records'], 'record'), _dash(totals['recovery_point_s'], ' s'),
         '; %d partitions unknown' % totals['recovery_point_unknown'] if totals['recovery_point_unknown'] else ''))
     return lines
+
+
+def point_method(point: Mapping[str, Any]) -> str:
+    """The method column: how newest_copied was found, why an empty partition is empty, what was lost."""
+    method = point['method']
+    if point.get('empty_because'):
+        method += ' (%s)' % point['empty_because']
+    if point.get('lost'):
+        method += ', %s LOST' % _counted(point['lost'], 'record')
+    return method + (' (%s)' % point['note'] if point['note'] else '')
 
 
 def _group_lines(report: Mapping[str, Any]) -> List[str]:

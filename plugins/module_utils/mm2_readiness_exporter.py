@@ -25,10 +25,14 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import 
     Readiness,
     ReadinessRequest,
     ReadinessSide,
+    accepted_starts_document,
+    accepted_starts_of,
     build_request,
     input_errors,
     readiness_state,
+    readiness_state_accepted,
     readiness_state_ids,
+    state_accepted_starts,
     state_topic_ids,
 )
 
@@ -64,13 +68,14 @@ class ExporterSettings:
     groups: Tuple[str, ...] = ()
     groups_regex: str = ''
     accept_recreated: bool = False
+    accept_truncated: bool = False
     max_scan_records: int = 100000
 
 
 _SETTING_TYPES: Dict[str, Tuple[type, ...]] = {
     'flows': (list,), 'state_dir': (str,), 'interval': (int, float), 'metrics_address': (str,), 'metrics_port': (int,),
     'kafka_home': (str,), 'java': (str,), 'kafka_timeout': (int,), 'rpo_seconds': (int, float), 'groups': (list,),
-    'groups_regex': (str,), 'accept_recreated': (bool,), 'max_scan_records': (int,),
+    'groups_regex': (str,), 'accept_recreated': (bool,), 'accept_truncated': (bool,), 'max_scan_records': (int,),
 }
 
 
@@ -124,7 +129,8 @@ def flow_errors(settings: ExporterSettings, flow: Any) -> List[str]:
     return input_errors(flow_params(settings, flow, {}))
 
 
-def flow_params(settings: ExporterSettings, flow: Mapping[str, Any], known_ids: Mapping[str, str]) -> Dict[str, Any]:
+def flow_params(settings: ExporterSettings, flow: Mapping[str, Any], known_ids: Mapping[str, str],
+                accepted_log_starts: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """The arguments module mm2_readiness would get for this flow (the role passes the same values)."""
     return {
         'flow': flow['name'],
@@ -153,14 +159,17 @@ def flow_params(settings: ExporterSettings, flow: Mapping[str, Any], known_ids: 
                       for entry in flow.get('producers') or []],
         'known_topic_ids': dict(known_ids),
         'accept_recreated': settings.accept_recreated,
+        'accepted_log_starts': dict(accepted_log_starts or {}),
+        'accept_truncated': settings.accept_truncated,
         'last_failover_report': None,
         'last_failover_report_path': '',
         'max_scan_records': settings.max_scan_records,
     }
 
 
-def flow_request(settings: ExporterSettings, flow: Mapping[str, Any], known_ids: Mapping[str, str]) -> ReadinessRequest:
-    return build_request(flow_params(settings, flow, known_ids))
+def flow_request(settings: ExporterSettings, flow: Mapping[str, Any], known_ids: Mapping[str, str],
+                 accepted_log_starts: Optional[Mapping[str, Any]] = None) -> ReadinessRequest:
+    return build_request(flow_params(settings, flow, known_ids, accepted_log_starts))
 
 
 def load_settings(path: str) -> ExporterSettings:
@@ -183,20 +192,28 @@ class TopicIdStore:
     def path(self, flow: str) -> str:
         return os.path.join(self.directory, 'readiness-%s.json' % UNSAFE.sub('_', flow))
 
-    def load(self, flow: str) -> Dict[str, str]:
-        """The ids the previous measurement saw; none when there is no file. A damaged file is an error."""
+    def _text(self, flow: str) -> str:
         try:
             with open(self.path(flow), encoding='utf-8') as handle:
-                return readiness_state_ids(handle.read())
+                return handle.read()
         except FileNotFoundError:
-            return {}
+            return ''
 
-    def save(self, flow: str, topic_ids: Mapping[str, Any], measured_at: str) -> None:
+    def load(self, flow: str) -> Dict[str, str]:
+        """The ids the previous measurement saw; none when there is no file. A damaged file is an error."""
+        return readiness_state_ids(self._text(flow))
+
+    def load_accepted(self, flow: str) -> Dict[str, Dict[str, int]]:
+        """The log starts up to which losses were accepted (topic -> partition -> offset); none without a file."""
+        return readiness_state_accepted(self._text(flow))
+
+    def save(self, flow: str, topic_ids: Mapping[str, Any], measured_at: str,
+             accepted_log_starts: Optional[Mapping[str, Any]] = None) -> None:
         """Written whole, then renamed: a crash never leaves half a file."""
         path = self.path(flow)
         temporary = path + '.new'
         with open(temporary, 'w', encoding='utf-8') as handle:
-            handle.write(readiness_state(topic_ids, flow, measured_at))
+            handle.write(readiness_state(topic_ids, flow, measured_at, accepted_log_starts))
         os.chmod(temporary, 0o600)
         os.replace(temporary, path)
 
@@ -254,7 +271,8 @@ def measure_flow(settings: ExporterSettings, flow: Mapping[str, Any], store: Top
     The ${file:path:key} placeholders are resolved at each run, so a rotated password is picked up."""
     name = str(flow['name'])
     known = store.load(name)
-    request = flow_request(settings, flow, known)
+    accepted = store.load_accepted(name)
+    request = flow_request(settings, flow, known, accepted)
     sides: List[Any] = []
     try:
         source = open_side(flow['source_alias'], resolve_file_placeholders(flow['source_client']))
@@ -265,7 +283,9 @@ def measure_flow(settings: ExporterSettings, flow: Mapping[str, Any], store: Top
     finally:
         for side in sides:
             side.close()
-    store.save(name, state_topic_ids(report.topic_ids, known, settings.accept_recreated), report.measured_at)
+    accepted_now = state_accepted_starts(report.recovery_point, accepted_starts_of(accepted), settings.accept_truncated)
+    store.save(name, state_topic_ids(report.topic_ids, known, settings.accept_recreated), report.measured_at,
+               accepted_starts_document(accepted_now))
     return report.as_dict()
 
 

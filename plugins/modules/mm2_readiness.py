@@ -26,7 +26,10 @@ description:
     C(min.insync.replicas), retention and replication factor are compared with the source topic's and with the target's
     defaults. With O(consumers) and O(producers), the ACL bindings each principal would need on the target are listed, as
     the source grants them, and each missing binding is named.
-  - B(Silent-loss sentinels). Records the source deleted before MM2 copied them, counted. A source topic deleted and
+  - B(Silent-loss sentinels). Records the source deleted before MM2 copied them, counted, whether the partition still holds
+    records or is empty now, and whether MM2 copied some of it or none (then every record below the log start counts, less
+    what O(accepted_log_starts) accepted). An empty partition says whether it is empty because everything was copied or
+    because it lost records. A source topic deleted and
     re-created, seen from its topic id (against O(known_topic_ids)) or from a source that ends before the newest synced
     offset. A remote topic that ends before the newest synced downstream offset.
   - B(Internal topics). With O(internal_topics), the config, offsets and status topics of the Connect cluster (read
@@ -160,6 +163,19 @@ options:
         RV(state_topic_ids) holds them and the next run no longer reports them.
     type: bool
     default: false
+  accepted_log_starts:
+    description:
+      - Source topic -> partition -> log start up to which the operator accepted a loss (RV(state_accepted_log_starts) of
+        the previous run); records below it are not counted as lost again.
+    type: dict
+    default: {}
+  accept_truncated:
+    description:
+      - Accept the losses found now (records deleted before the flow first ran, or a loss the data's owners were told
+        about), so that RV(state_accepted_log_starts) holds the partitions' log starts and the next run counts only
+        records lost after them.
+    type: bool
+    default: false
   last_failover_report:
     description: The newest failover report of the flow (the JSON that C(playbooks/failover.yml) keeps), for the recovery time.
     type: dict
@@ -280,6 +296,12 @@ state_topic_ids:
       its previous id unless O(accept_recreated), so the finding stays until the operator accepts it.
   returned: always
   type: dict
+state_accepted_log_starts:
+  description:
+    - The accepted log starts to remember for the next run's O(accepted_log_starts) (topic -> partition -> offset): those
+      given, and with O(accept_truncated) the log start of each partition that lost records now.
+  returned: always
+  type: dict
 report:
   description:
     - The figures, as C(docs/readiness.md) describes them. C(recovery_point) has one entry per source partition,
@@ -309,10 +331,14 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import (
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (
     MM2_DEFAULT_GROUPS_EXCLUDE,
     Readiness,
+    RecoveryPoint,
+    accepted_starts_document,
+    accepted_starts_of,
     build_request,
     input_errors,
     known_ids,
     render_text,
+    state_accepted_starts,
     state_topic_ids,
 )
 
@@ -345,6 +371,8 @@ def argument_spec() -> Dict[str, Dict[str, Any]]:
             'transactional_ids': {'type': 'list', 'elements': 'str', 'default': []}}},
         known_topic_ids={'type': 'dict', 'default': {}},
         accept_recreated={'type': 'bool', 'default': False},
+        accepted_log_starts={'type': 'dict', 'default': {}},
+        accept_truncated={'type': 'bool', 'default': False},
         last_failover_report={'type': 'dict'},
         last_failover_report_path={'type': 'str', 'default': ''},
         max_scan_records={'type': 'int', 'default': 100000},
@@ -387,6 +415,12 @@ def run(module: AnsibleModule) -> Dict[str, Any]:
                 side.close()
 
 
+def accepted_state(report: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
+    points = [RecoveryPoint(**point) for point in report['recovery_point']]
+    return accepted_starts_document(state_accepted_starts(points, accepted_starts_of(params['accepted_log_starts']),
+                                                          params['accept_truncated']))
+
+
 def main() -> None:
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     if PY4J_IMPORT_ERROR:
@@ -406,6 +440,7 @@ def main() -> None:
                      readiness_warnings=report['warnings'], topic_ids=report['topic_ids'],
                      state_topic_ids=state_topic_ids(report['topic_ids'], known_ids(module.params),
                                                      module.params['accept_recreated']),
+                     state_accepted_log_starts=accepted_state(report, module.params),
                      report=report, text=render_text(report))
 
 

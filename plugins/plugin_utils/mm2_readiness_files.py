@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (  # noqa: F401  pylint: disable=unused-import
     STATE_FORMAT,
     readiness_state,
+    readiness_state_accepted,
     readiness_state_ids,
 )
 

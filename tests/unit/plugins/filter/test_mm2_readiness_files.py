@@ -41,6 +41,16 @@ def test_the_state_file_round_trip() -> None:
     assert mm2_readiness_state('') == {} and mm2_readiness_state(None) == {}
 
 
+def test_the_state_file_keeps_the_accepted_log_starts() -> None:
+    text = mm2_readiness_state({'foo.orders': 'id-1'}, 'src->dst', 'now', accepted_log_starts={'foo.orders': {'0': 300}})
+    assert json.loads(text)['accepted_log_starts'] == {'foo.orders': {'0': 300}}
+    assert mm2_readiness_state(text, read='accepted_log_starts') == {'foo.orders': {'0': 300}}
+    assert mm2_readiness_state(text) == {'foo.orders': 'id-1'}
+    assert mm2_readiness_state('', read='accepted_log_starts') == {}
+    with pytest.raises(AnsibleFilterError, match='read must be one of'):
+        mm2_readiness_state(text, read='everything')
+
+
 @pytest.mark.parametrize('text', ['not json', '{"format": 2, "topic_ids": {}}', '[]', '{"format": 1}'])
 def test_a_foreign_state_file_fails_saying_to_remove_it(text: str) -> None:
     with pytest.raises(AnsibleFilterError, match='remove it to start afresh'):

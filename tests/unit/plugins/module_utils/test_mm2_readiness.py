@@ -190,7 +190,8 @@ def test_truncation_past_the_newest_copy_counts_the_lost_records() -> None:
     source, target = lab(first=55)  # retention deleted 0..54; MM2 had copied 0..49
     report = run(source, target)
     (lost,) = [sentinel for sentinel in report['sentinels'] if sentinel['kind'] == 'truncated']
-    assert lost['lost'] == 5 and lost['offsets'] == {'source_start': 55, 'newest_copied': 49}
+    assert lost['lost'] == 5
+    assert lost['offsets'] == {'source_start': 55, 'newest_copied': 49, 'first_lost': 50, 'method': RP_OFFSET_SYNC}
     assert '5 records lost' in lost['message'] and 'offsets 50 to 54' in lost['message']
     assert 'retention' in lost['fix']
     assert report['summary']['lost_records'] == 5 and report['verdict'] == NOT_READY

@@ -228,3 +228,30 @@ def test_a_damaged_state_file_fails_the_measurement(tmp_path: Path) -> None:
     Path(store.path('src-dst')).write_text('not json')
     with pytest.raises(ValueError, match='remove it to start afresh'):
         store.load('src-dst')
+
+
+def test_an_emptied_partition_is_served_as_lost_until_the_loss_is_accepted(tmp_path: Path) -> None:
+    from test_mm2_readiness_sentinels import clusters  # pylint: disable=import-outside-toplevel
+
+    flow = dict(FLOW, target_client={'bootstrap.servers': 'dst:9092'})
+    settings = parse_settings(settings_document(flows=[flow], state_dir=str(tmp_path)))
+    source, target = clusters(700, 700, 200, syncs=[(0, 0), (150, 150)])
+
+    def open_side(alias: str, _client: Mapping[str, str]) -> Any:
+        return ClosingSide(source if alias == 'src' else target)
+
+    def lost_metric(report: Mapping[str, Any]) -> float:
+        metrics = ReadinessMetrics(['src-dst'], 60)
+        metrics.measured('src-dst', report, NOW, 1.0)
+        return samples(metrics.render())['kafka_dr_readiness_truncated_records'][
+            (('flow', 'src-dst'), ('partition', '0'), ('topic', 'foo.orders'))]
+
+    store = TopicIdStore(str(tmp_path))
+    for _round in range(2):  # stays until accepted
+        report = measure_flow(settings, flow, store, open_side, lambda: NOW)
+        assert report['recovery_point'][0]['empty_because'] == 'truncated' and lost_metric(report) == 500
+    accepting = parse_settings(settings_document(flows=[flow], state_dir=str(tmp_path), accept_truncated=True))
+    assert lost_metric(measure_flow(accepting, flow, store, open_side, lambda: NOW)) == 500  # reported, then accepted
+    assert store.load_accepted('src-dst') == {'foo.orders': {'0': 700}}
+    after = measure_flow(settings, flow, store, open_side, lambda: NOW)
+    assert lost_metric(after) == 0 and after['sentinels'] == []

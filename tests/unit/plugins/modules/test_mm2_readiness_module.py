@@ -40,6 +40,7 @@ def test_good_arguments_pass() -> None:
     ({'flow_groups_exclude': ['x[']}, "flow_groups_exclude pattern 'x[' is not a regular expression"),
     ({'target_client': {'security.protocol': 'SSL'}}, 'target_client has no bootstrap.servers'),
     ({'rpo_seconds': -1.0}, 'rpo_seconds must be 0 (off) or more'),
+    ({'accepted_log_starts': {'foo.orders': {'zero': 5}}}, 'accepted log starts must map topic -> partition -> offset'),
 ])
 def test_bad_arguments_are_named(changes: Dict[str, Any], message: str) -> None:
     assert any(message in error for error in mm2_readiness.input_errors(params(**changes)))
@@ -123,6 +124,18 @@ def test_a_recreated_topic_stays_reported_until_accepted(clusters: Dict[str, Any
     assert result['topic_ids'] == {'foo.orders': 'id-1'} and result['state_topic_ids'] == {'foo.orders': 'id-0'}
     accepted = run_module(capsys, known_topic_ids={'foo.orders': 'id-0'}, accept_recreated=True)
     assert accepted['state_topic_ids'] == {'foo.orders': 'id-1'}
+
+
+def test_lost_records_stay_reported_until_accepted(clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    source = clusters['src']
+    source.logs[('foo.orders', 0)] = [record for record in source.logs[('foo.orders', 0)] if record.offset >= 55]
+    result = run_module(capsys)
+    assert any('5 records lost' in text for text in result['problems']) and result['state_accepted_log_starts'] == {}
+    accepted = run_module(capsys, accept_truncated=True)
+    assert accepted['state_accepted_log_starts'] == {'foo.orders': {'0': 55}}
+    after = run_module(capsys, accepted_log_starts=accepted['state_accepted_log_starts'])
+    assert not any('records lost' in text for text in after['problems'])
+    assert after['state_accepted_log_starts'] == {'foo.orders': {'0': 55}}
 
 
 def test_an_unreachable_cluster_fails_naming_it(clusters: Dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
