@@ -412,7 +412,46 @@ def test_copies_of_truncated_records_are_not_unexpected(tmp_path):
     result = lab.run()
     assert kinds(result) == [("truncated", 0, None)] and result.topics[0].counts()["truncated"] == 2
     assert "2 target record(s) before the first verified copy" in result.findings[0]["detail"]
+    assert result.findings[0]["lost"] == 0
     assert result.topics[0].partitions[0].target_records_judged == 2
+
+
+def empty_source(lab, partition=0):
+    """Delete every record of the source partition (DeleteRecords to its end, or retention)."""
+    lab.source.start[partition] = lab.source.next[partition]
+    lab.source.records[partition] = []
+
+
+def test_an_emptied_partition_counts_the_records_never_copied(tmp_path):
+    lab = Lab(tmp_path)
+    fill(lab, 4)
+    lab.mirror(upto=2)
+    lab.run()  # 0 and 1 judged; 2 and 3 in flight
+    fill(lab, 3)
+    lab.mirror(upto=3)  # MM2 copies 2, then stands still
+    empty_source(lab)  # 2..6 deleted: 2 was copied, 3..6 never
+    result = lab.run()
+    (finding,) = result.findings
+    assert (finding["kind"], finding["source_offset"], finding["records"], finding["lost"]) == ("truncated", 2, 5, 4)
+    assert "at least 4 of them were never copied" in finding["detail"]
+    assert result.verdict == "FAIL" and positions(lab) == (7, 2)
+    # The copy of 2 waits for a verified copy to be told from later ones; it is never unexpected.
+    fill(lab, 2, prefix="n")
+    for offset in (7, 8):  # MM2 goes on from the log start
+        lab.target.copy_of(lab.source, 0, offset)
+    after = lab.run()
+    assert after.findings == [] and after.verdict == "PASS", after.findings
+    assert positions(lab) == (9, 5)
+
+
+def test_a_partition_never_copied_and_emptied_loses_all_it_held(tmp_path):
+    lab = Lab(tmp_path)
+    fill(lab, 1)
+    lab.run()  # the partition known from offset 0, nothing copied
+    fill(lab, 299)
+    empty_source(lab)
+    (finding,) = lab.run().findings
+    assert (finding["kind"], finding["records"], finding["lost"]) == ("truncated", 300, 300)
 
 
 def test_the_state_keeps_each_partitions_figures_for_the_metrics(tmp_path):

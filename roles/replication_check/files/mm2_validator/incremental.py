@@ -26,8 +26,10 @@ offsets, so a redone increment yields the same keys; cumulative counts live in t
 written atomically after the report.
 
 Source records that the source deleted (retention, DeleteRecords) before an increment judged
-them are a ``truncated`` finding, counted in records: nobody can tell any more whether they
-were copied. Per partition the state also keeps what a metrics exporter shows: the source end
+them are a ``truncated`` finding, counted in records: nobody can tell any more whether each was
+copied. Its ``lost`` is how many at least never were: the records deleted less the target
+records that may be their copies (those before the first verified copy; in a partition left
+empty, all of the target's new records, which stay unjudged until a later copy is verified). Per partition the state also keeps what a metrics exporter shows: the source end
 at the last snapshot, when the proven position last advanced (or was found at the end), and
 the counts since the state began.
 """
@@ -125,6 +127,8 @@ class PartitionOutcome:
     carried_source: int = 0
     carried_target: int = 0
     first_carried_offset: Optional[int] = None
+    # Source records were deleted before a verified copy told their copies from later ones.
+    truncated_copies_pending: bool = False
     counts: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in KINDS})
     findings: list[dict[str, Any]] = field(default_factory=list)
     recent: list[list[Any]] = field(default_factory=list)
@@ -247,7 +251,13 @@ def judge_partition(
     )
 
     def add(
-        kind: str, source_offset: Optional[int], target_offset: Optional[int], key: Optional[str], detail: str, records: int = 1
+        kind: str,
+        source_offset: Optional[int],
+        target_offset: Optional[int],
+        key: Optional[str],
+        detail: str,
+        records: int = 1,
+        lost: Optional[int] = None,
     ) -> None:
         outcome.counts[kind] += records
         finding = {
@@ -262,6 +272,8 @@ def judge_partition(
         }
         if records != 1:
             finding["records"] = records
+        if lost is not None:
+            finding["lost"] = lost
         outcome.findings.append(finding)
 
     # Pair the n-th source copy of a fingerprint with the n-th target copy.
@@ -282,25 +294,33 @@ def judge_partition(
 
     # Source records deleted before they were judged (prepare_topic moved `proven` past them).
     # MM2 copies a partition in order, so unpaired target records before the first copy of a
-    # record of this increment may be their copies: neither unexpected nor proof.
+    # record of this increment may be their copies: neither unexpected nor proof. Without any
+    # copy in this increment (an emptied partition) they cannot be told from copies of records
+    # written after the snapshot: they are carried, and the next increment with a copy decides.
     truncated_from = saved.get("truncated_from")
     copies_of_truncated = 0
-    if truncated_from is not None:
+    if truncated_from is not None or saved.get("truncated_copies_pending"):
         first_copy_target = min((t.offset for t in pairs.values()), default=None)
         if first_copy_target is not None:
             before = [r for r in unpaired if r.offset < first_copy_target]
             copies_of_truncated = len(before)
             unpaired = [r for r in unpaired if r.offset >= first_copy_target]
+        else:
+            outcome.truncated_copies_pending = True
+    if truncated_from is not None:
         deleted = outcome.source_from - int(truncated_from)
+        possible_copies = copies_of_truncated if not outcome.truncated_copies_pending else len(unpaired)
+        lost = max(deleted - possible_copies, 0)
         add(
             TRUNCATED,
             int(truncated_from),
             None,
             None,
             f"source offsets {truncated_from}-{outcome.source_from - 1} ({deleted} record(s)) were deleted before an increment "
-            f"verified them (log start {outcome.source_from}); {copies_of_truncated} target record(s) before the first "
-            "verified copy may be their copies",
+            f"verified them (log start {outcome.source_from}); {possible_copies} target record(s) before the first "
+            f"verified copy may be their copies, so at least {lost} of them were never copied",
             records=deleted,
+            lost=lost,
         )
     judged_source = [r for r in source if copied_up_to is not None and r.offset <= copied_up_to]
     carried_source = [r for r in source if copied_up_to is None or r.offset > copied_up_to]
@@ -670,6 +690,7 @@ def run_increment(
                     "proven": result.proven,
                     "target_from": result.next_target_from,
                     "recent": result.recent,
+                    **({"truncated_copies_pending": True} if result.truncated_copies_pending else {}),
                     **partition_figures(positions[str(partition)], result, clock()),
                 }
             totals = topic_state.setdefault("cumulative", {})
