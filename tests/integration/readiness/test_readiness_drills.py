@@ -8,6 +8,8 @@ alerts say against what was done:
 - MM2's checkpoints topic switched to `cleanup.policy=delete`: NOT READY, naming it and its fix;
 - the flow paused while the source's records are deleted past its position: the truncation
   sentinel counts exactly the records deleted, and the alert fires;
+- the flow paused while a copied partition is emptied and a topic MM2 never copied is written and
+  emptied: both losses counted exactly, metric and alert, then accepted once and no longer counted;
 - a source topic deleted and re-created under its name: detected within one refresh interval.
 
 The drills pause the lab's flow: they run alone on the lab, outside `make test`. A planned and
@@ -31,12 +33,15 @@ FLOW = "src->dst"
 FLOW_LABEL = "src-dst"
 SOURCE_CONNECTOR = "mm2-src-dst-source"
 TRUNCATED = f"foo.rdy-truncated-{RUN_ID}"
+EMPTIED = f"foo.rdy-emptied-{RUN_ID}"
+NEVER_COPIED = f"foo.rdy-never-{RUN_ID}"  # created while the flow is paused
 RECREATED = f"foo.rdy-recreated-{RUN_ID}"
 CONFIGURED = f"foo.rdy-config-{RUN_ID}"
-TOPICS = (TRUNCATED, RECREATED, CONFIGURED)
+TOPICS = (TRUNCATED, EMPTIED, RECREATED, CONFIGURED)
 APP = f"User:rdy-app-{RUN_ID}"
 APP_GROUP = f"rdy-group-{RUN_ID}"
 COPIED, AFTER_PAUSE, DELETE_BEFORE = 200, 300, 400
+EMPTIED_AFTER_PAUSE, NEVER_COPIED_RECORDS = 500, 300
 INTERVAL = 15
 REPORTS = lab.REPO_ROOT / "build" / f"readiness-{RUN_ID}"
 FIGURES = lab.REPO_ROOT / "build" / "readiness-figures.jsonl"
@@ -111,7 +116,8 @@ def exporter() -> Iterator[None]:
         for playbook in ("playbooks/readiness.yml", "playbooks/monitoring.yml"):
             run = lab.run_playbook(playbook, off)
             assert run.returncode == 0, run.output[-5000:]
-        lab.delete_mirrored_topics(lab.SOURCE_BROKER, list(TOPICS), lab.TARGET_BROKER, [f"src.{topic}" for topic in TOPICS],
+        owned = [*TOPICS, NEVER_COPIED]
+        lab.delete_mirrored_topics(lab.SOURCE_BROKER, owned, lab.TARGET_BROKER, [f"src.{topic}" for topic in owned],
                                    SOURCE_CONNECTOR)
 
 
@@ -194,6 +200,65 @@ def test_records_deleted_past_a_paused_flow_are_counted_and_alerted(exporter: No
                    alert_labels=alert["labels"])
     lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/resume")
     lab.wait_until(lambda: connector_state(SOURCE_CONNECTOR) == "RUNNING" or None, 120, "the source connector RUNNING")
+
+
+def pause_source_connector() -> None:
+    lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/pause")
+    lab.wait_until(lambda: tasks_paused(SOURCE_CONNECTOR) or None, 120, "the source connector and its tasks PAUSED")
+
+
+def resume_source_connector() -> None:
+    lab.connect_rest("PUT", f"/connectors/{SOURCE_CONNECTOR}/resume")
+    lab.wait_until(lambda: connector_state(SOURCE_CONNECTOR) == "RUNNING" or None, 120, "the source connector RUNNING")
+
+
+def lost_metric(topic: str) -> list[dict[str, Any]] | None:
+    selector = f'kafka_dr_readiness_truncated_records{{flow="{FLOW_LABEL}",topic="{topic}"}}'
+    return [entry for entry in series(selector) if float(entry["value"][1]) > 0] or None
+
+
+def test_an_emptied_partition_and_one_never_copied_are_counted_alerted_and_accepted(exporter: None) -> None:
+    """The partitions that end empty: what MM2 had not copied of them is lost, and nothing says "nothing to copy"."""
+    pause_source_connector()
+    produce(EMPTIED, COPIED, EMPTIED_AFTER_PAUSE)
+    copied = replicated(EMPTIED)
+    lab.create_topic(lab.SOURCE_BROKER, NEVER_COPIED, 1)
+    produce(NEVER_COPIED, 0, NEVER_COPIED_RECORDS)
+    emptied_end = COPIED + EMPTIED_AFTER_PAUSE
+    delete_records(EMPTIED, emptied_end)
+    delete_records(NEVER_COPIED, NEVER_COPIED_RECORDS)
+    expected = {EMPTIED: emptied_end - copied, NEVER_COPIED: NEVER_COPIED_RECORDS}
+    assert copied >= COPIED and expected[EMPTIED] > 0, copied
+    started = time.time()
+    _run, report = readiness()
+    points = {point["topic"]: point for point in report["recovery_point"]}
+    sentinels = {entry["topic"]: entry for entry in report["sentinels"] if entry["kind"] == "truncated"}
+    for topic, lost in expected.items():
+        assert (points[topic]["method"], points[topic]["empty_because"], points[topic]["lost"]) == ("empty", "truncated", lost)
+        assert sentinels[topic]["lost"] == lost, sentinels[topic]
+    assert points[NEVER_COPIED]["newest_copied"] is None and report["verdict"] == "NOT READY"
+    measured: dict[str, Any] = {}
+    for topic, lost in expected.items():
+        metric = lab.wait_until(lambda topic=topic: lost_metric(topic), 4 * INTERVAL + 60, f"the loss of {topic} in Prometheus")
+        assert float(metric[0]["value"][1]) == lost, metric
+        alert = lab.wait_until(lambda topic=topic: monitoring.firing("MM2SourceRecordsTruncated", topic=topic), 300,
+                               f"MM2SourceRecordsTruncated firing for {topic}")
+        measured[topic] = {"lost": lost, "metric": float(metric[0]["value"][1]), "alert_after_s": round(time.time() - started, 1),
+                           "alert_labels": alert["labels"]}
+    resume_source_connector()
+    # Accepted once (the owners were told): the state keeps the log starts, the next run counts nothing more.
+    # The exporter, redeployed accepting, accepts at its next measurement; then both are redeployed as before.
+    accepted_at = time.time()
+    _run, accepting = readiness(readiness_accept_truncated=True)
+    assert {entry["topic"] for entry in accepting["sentinels"] if entry["kind"] == "truncated"} >= set(expected)
+    lab.wait_until(lambda: all(not lost_metric(topic) for topic in expected) or None, 4 * INTERVAL + 60,
+                   "the accepted losses at 0 in Prometheus")
+    cleared_s = round(time.time() - accepted_at, 1)
+    _run, after = readiness()
+    assert not [entry for entry in after["sentinels"] if entry["kind"] == "truncated" and entry["topic"] in expected], after
+    assert {points[topic]["topic"]: 0 for topic in expected} == {
+        point["topic"]: point["lost"] for point in after["recovery_point"] if point["topic"] in expected}
+    record_figures("emptied", copied_before_pause=copied, cases=measured, accepted_cleared_s=cleared_s)
 
 
 def test_a_recreated_source_topic_is_detected_within_one_interval(exporter: None) -> None:
