@@ -5,7 +5,8 @@
 
 On the controller it checks the arguments, reads each O(files[].src) as bytes and hands every
 file's content to the module as base64, so one module call on the host covers the whole set. The
-module's invocation (which holds the content) never leaves this plugin.
+module masks the content in the invocation it logs on the host and in the one it returns, which
+never leaves this plugin either.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class ActionModule(ActionBase):
             module_name=MODULE, module_args={'directories': directories, 'files': files,
                                              'missing_directories': self._task.args.get('missing_directories', 'fail')},
             task_vars=task_vars)
-        # The invocation holds every file's content, secrets included.
+        # The invocation repeats every argument (contents masked): noise in the task's result.
         module_result.pop('invocation', None)
         result.update(module_result)
         if not self._task.diff:

@@ -148,6 +148,28 @@ def mask_config(config: Optional[Mapping[str, Any]], secret_keys: Collection[str
     return {key: (MASK if is_secret_entry(key, value, secret_keys) else value) for key, value in config.items()}
 
 
+def mask_config_document(raw: Any, secret_keys: Collection[str] = ()) -> Any:
+    """The config option as given (a mapping or JSON text, bare or in an envelope) with its secret values
+    masked, for a log. A text that is not a JSON object is masked whole: what in it is secret is unknown."""
+    if raw is None:
+        return None
+    try:
+        document = _parse_json_if_text(raw)
+    except ConfigError:
+        return MASK
+    if not isinstance(document, Mapping):
+        return MASK
+    masked = _mask_mapping(document, secret_keys)
+    if isinstance(document.get('config'), Mapping):
+        masked['config'] = _mask_mapping(document['config'], secret_keys)
+    return masked
+
+
+def _mask_mapping(config: Mapping[Any, Any], secret_keys: Collection[str]) -> Dict[str, Any]:
+    # A mapping from YAML may have keys that are not strings yet.
+    return mask_config({str(key): value for key, value in config.items()}, secret_keys)
+
+
 def jaas_unescape(text: str) -> str:
     """A quoted JAAS option value as Kafka's parser reads it (a backslash takes the next character)."""
     return re.sub(r'\\(.)', lambda match: _JAAS_UNESCAPES.get(match.group(1), match.group(1)), text, flags=re.DOTALL)

@@ -22,9 +22,10 @@ description:
     Kafka 4 or later; older workers get them unchanged. The other way round, a MirrorMaker 2 connector on a worker
     before Kafka 2.8, which reads only the C(*.blacklist) names, gets its C(*.exclude) keys under those names, with a warning.
   - Secret values (keys naming a password, secret, token, credential, private key, JAAS config or basic auth user
-    info) are masked in the returned config, in the diff and in messages. A value made only of config provider
-    references such as V(${file:/etc/kafka/secrets.properties:sasl.jaas.config}) is shown, since the worker resolves
-    it and the secret never travels through the REST API. O(secret_keys) names further keys to treat so.
+    info) are masked in the returned config, in the diff, in messages and in the invocation that Ansible logs to
+    the host's journal or syslog. A value made only of config provider references such as
+    V(${file:/etc/kafka/secrets.properties:sasl.jaas.config}) is shown, since the worker resolves it and the secret
+    never travels through the REST API. O(secret_keys) names further keys to treat so.
   - A secret given in the config itself is compared with the stored one for idempotence (Kafka Connect returns it
     in clear), but every output shows V(********) instead, the diff V(******** (changed)) when it differs; the
     passwords inside a JAAS line are scrubbed on their own as well.
@@ -269,6 +270,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import
     load_config_document,
     map_removed_keys,
     mask_config,
+    mask_config_document,
     normalise_config,
     normalise_stored,
     secret_values,
@@ -283,6 +285,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_features impo
     degradation_warning,
     override_policy_hint,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.masked_invocation import MaskedInvocationModule
 
 # The connector state each module state leads to (present keeps whatever runs).
 TARGET_STATES = {'running': 'RUNNING', 'paused': 'PAUSED', 'stopped': 'STOPPED', 'restarted': 'RUNNING'}
@@ -655,8 +658,13 @@ def validation_errors(report: Dict[str, Any]) -> Dict[str, List[str]]:
     return errors
 
 
+def logged_params(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The parameters as the host's journal gets them: the config with its secrets masked, as in the diff."""
+    return {**params, 'config': mask_config_document(params.get('config'), params.get('secret_keys') or [])}
+
+
 def main() -> None:
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = MaskedInvocationModule(argument_spec=argument_spec(), logged_params=logged_params, supports_check_mode=True)
     client = build_client(module)
     manager = ConnectorManager(module, client)
     try:

@@ -19,6 +19,7 @@ description:
   - The action plugin of the same name reads O(files[].src) on the controller and renders nothing itself; give
     templates as O(files[].content) with the C(ansible.builtin.template) lookup.
   - Content of files marked O(files[].secret) never appears in a diff, a result or the task's invocation.
+  - No file's content, secret or not, reaches the invocation that Ansible logs to the host's journal or syslog.
   - For small files (configuration, secrets, key stores); large archives belong to M(ansible.builtin.copy) or
     M(ansible.builtin.unarchive).
 author:
@@ -165,7 +166,7 @@ skipped_paths:
 
 import base64
 import shlex
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -177,11 +178,15 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.file_set import (
     apply,
     parse_mode,
 )
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.masked_invocation import NOT_LOGGED, MaskedInvocationModule
 
 # The tail of a refusing validate command's output that the error message quotes.
 MAX_COMPLAINT = 600
 
-# The action plugin hands over every file as content_base64 (binary-safe, src already read).
+# The action plugin hands over every file as content_base64 (binary-safe, src already read). Only
+# content_base64 is no_log: content reaches the module only when it runs without the action plugin,
+# and no_log would mask a short text such as `a` throughout the result. Neither is logged on the
+# host (logged_params).
 ARGUMENT_SPEC = {
     'directories': {'type': 'list', 'elements': 'dict', 'default': [], 'options': {
         'path': {'type': 'str', 'required': True},
@@ -194,7 +199,7 @@ ARGUMENT_SPEC = {
     'files': {'type': 'list', 'elements': 'dict', 'default': [], 'options': {
         'dest': {'type': 'str', 'required': True},
         'content': {'type': 'str'},
-        'content_base64': {'type': 'str'},
+        'content_base64': {'type': 'str', 'no_log': True},
         'src': {'type': 'path'},
         'owner': {'type': 'str'},
         'group': {'type': 'str'},
@@ -206,6 +211,17 @@ ARGUMENT_SPEC = {
         'required_one_of': [('content', 'content_base64', 'src')]},
     'missing_directories': {'type': 'str', 'choices': ['fail', 'skip'], 'default': 'fail'},
 }
+
+
+CONTENT_KEYS = ('content', 'content_base64')
+
+
+def logged_params(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The parameters as the host's journal gets them: without any file's content, since a file not
+    marked secret (a properties file with a password) may hold a secret too."""
+    files = [{**item, **{key: NOT_LOGGED for key in CONTENT_KEYS if item.get(key) is not None}}
+             for item in params.get('files') or []]
+    return {**params, 'files': files}
 
 
 def _content(item: dict) -> bytes:
@@ -236,9 +252,8 @@ def command_validator(module: AnsibleModule) -> Callable[[str, str], Optional[st
 
 
 def main() -> None:
-    # Contents are not no_log: that would mask the diff of every non-secret file. The action plugin
-    # drops the invocation instead, and secret files never reach a diff or a result.
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    # Secret files never reach a diff or a result; no file's content reaches the journal.
+    module = MaskedInvocationModule(argument_spec=ARGUMENT_SPEC, logged_params=logged_params, supports_check_mode=True)
     try:
         directories = [
             WantedDirectory(item['path'], Attributes(item['owner'], item['group'], parse_mode(item['mode'], item['path'])),
