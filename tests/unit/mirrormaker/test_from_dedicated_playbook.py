@@ -29,9 +29,9 @@ def needs_ansible() -> None:
         pytest.skip('the project venv (make setup) provides ansible-playbook')
 
 
-def convert(workdir: Path, *extra_vars: str) -> subprocess.CompletedProcess:
+def convert(workdir: Path, *extra_vars: str, verbosity: str = '') -> subprocess.CompletedProcess:
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1', PWD=str(workdir))
-    command: List[str] = [str(ANSIBLE_PLAYBOOK), str(PLAYBOOK)]
+    command: List[str] = [str(ANSIBLE_PLAYBOOK), str(PLAYBOOK), *([verbosity] if verbosity else [])]
     for variable in extra_vars:
         command += ['-e', variable]
     return subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=300, check=False)
@@ -80,3 +80,20 @@ def test_a_file_that_cannot_be_mapped_stops_the_play_naming_its_lines(tmp_path: 
 def test_the_paths_are_required(tmp_path: Path) -> None:
     done = convert(tmp_path, 'mm2_properties=mm2.properties')
     assert done.returncode != 0 and 'Give the file to convert and where to write the model' in done.stdout
+
+
+def with_password(password: str) -> str:
+    return (FIXTURES / 'mm2_dedicated_one_way.properties').read_text(encoding='utf-8').replace('"pass"', '"%s"' % password)
+
+
+@pytest.mark.playbook
+@pytest.mark.parametrize('outputs', [(), ('mm2_secrets_output=vault.yml',)], ids=['references', 'secret values'])
+def test_no_verbosity_prints_the_file(tmp_path: Path, outputs: tuple) -> None:
+    password = 'ded1cated-pw-6613'
+    (tmp_path / 'mm2.properties').write_text(with_password(password), encoding='utf-8')
+    done = convert(tmp_path, 'mm2_properties=mm2.properties', 'mm2_model_output=mm2.yml', *outputs, verbosity='-vvv')
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    printed = done.stdout + done.stderr
+    assert 'src.properties' in printed and password not in printed
+    # A comment of the file, which the model does not carry.
+    assert '命名ポリシー' not in printed
