@@ -3,6 +3,7 @@ and refused plaintext, anonymous and wrongly authenticated access."""
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import time
@@ -20,6 +21,12 @@ CONFIG_TOPIC = "connect-mm2-lab-configs"
 # Role kafka_acls' record of the bindings it created (kafka_acls_state_dir on the cluster's first host).
 SOURCE_ACL_RECORD = "/etc/kafka/broker/scram-state/acl-bindings.json"
 VERBOSE_SITE_LOG = ansible_run.REPO_ROOT / "build" / "site-vvv.log"
+# A host's journal (every field, binary ones too) and syslog files: only the patterns found come out.
+# The patterns reach the host on stdin, into a root-only file removed at once.
+HOST_LOG_MATCHES = ("umask 077; cat > /root/.itest-patterns; "
+                    "{ journalctl --no-pager -o export; cat /var/log/syslog /var/log/messages 2>/dev/null; } "
+                    "| grep -a -o -F -f /root/.itest-patterns | sort -u; rm -f /root/.itest-patterns")
+FILE_SET_INVOCATIONS = "journalctl --no-pager -a -o cat | grep -c 'file_set Invoked with'"
 
 
 class Secrets(dict):
@@ -45,6 +52,19 @@ def leaked(text: str | bytes, secrets: dict[str, str]) -> list[str]:
 def exec_on(host: str, script: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(["docker", "exec", "-i", host, "sh", "-c", script], input=stdin, capture_output=True,
                           text=True, timeout=600, check=False)
+
+
+def log_spellings(secrets: dict[str, str]) -> Secrets:
+    """Each secret as a module's logged arguments could hold it: as is, in hex, and in base64 at each of
+    the three byte offsets it can have in a larger file (the characters its neighbours change left out)."""
+    spellings = Secrets()
+    for name, secret in secrets.items():
+        data = secret.encode()
+        spellings.update({f"{name} (clear)": secret, f"{name} (hex)": data.hex(), f"{name} (HEX)": data.hex().upper()})
+        for offset in range(3):
+            encoded = base64.b64encode(b"\0" * offset + data).decode()
+            spellings[f"{name} (base64+{offset})"] = encoded[4 if offset else 0:4 * ((offset + len(data)) // 3)]
+    return spellings
 
 
 # ---- no secret in the clear ---------------------------------------------------------------------
@@ -101,6 +121,19 @@ def test_verbose_site_output_holds_no_secret(lab_secrets: dict[str, str]) -> Non
     assert install.returncode == 0, install.output[-3000:]
     assert "package and client settings (secrets stay in 0600 files)" in install.output
     assert leaked(install.output, lab_secrets) == []
+
+
+def test_no_host_log_holds_a_secret(lab_secrets: dict[str, str]) -> None:
+    """AnsibleModule logs every module's arguments to the host's journal: file_set's file contents
+    (key stores, JAAS files, the MM2 secret files) and a connector's inline secrets must be masked there."""
+    spellings = log_spellings(lab_secrets)
+    patterns = "\n".join(spellings.values()) + "\n"
+    for host in LAB_HOSTS:
+        # The journal holds the deployment's module runs, so an empty search proves something.
+        invocations = exec_on(host, FILE_SET_INVOCATIONS)
+        assert int(invocations.stdout.strip() or 0) > 0, (host, invocations.stderr[-500:])
+        found = exec_on(host, HOST_LOG_MATCHES, stdin=patterns)
+        assert leaked(found.stdout, spellings) == [], host
 
 
 def test_module_diff_masks_an_inline_secret(lab_secrets: dict[str, str]) -> None:
