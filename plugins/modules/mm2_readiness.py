@@ -298,8 +298,8 @@ state_topic_ids:
   type: dict
 state_accepted_log_starts:
   description:
-    - The accepted log starts to remember for the next run's O(accepted_log_starts) (topic -> partition -> offset): those
-      given, and with O(accept_truncated) the log start of each partition that lost records now.
+    - The accepted log starts to remember for the next run's O(accepted_log_starts), topic to partition to offset
+      (those given, and with O(accept_truncated) the log start of each partition that lost records now).
   returned: always
   type: dict
 report:

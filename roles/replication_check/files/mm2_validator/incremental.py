@@ -29,8 +29,9 @@ Source records that the source deleted (retention, DeleteRecords) before an incr
 them are a ``truncated`` finding, counted in records: nobody can tell any more whether each was
 copied. Its ``lost`` is how many at least never were: the records deleted less the target
 records that may be their copies (those before the first verified copy; in a partition left
-empty, all of the target's new records, which stay unjudged until a later copy is verified). Per partition the state also keeps what a metrics exporter shows: the source end
-at the last snapshot, when the proven position last advanced (or was found at the end), and
+empty, all of the target's new records, which stay unjudged until a later copy is verified).
+Per partition the state also keeps what a metrics exporter shows: the source end at the last
+snapshot, when the proven position last advanced (or was found at the end), and
 the counts since the state began.
 """
 
