@@ -22,6 +22,9 @@ description:
     (O(config_providers)); without one the plan refuses, naming the settings that need secrets, unless O(inline_secrets)
     puts the values themselves into the configs to deploy (RV(inline_configs)). Then a warning says that Kafka Connect
     keeps them in clear in its config topic, and the task's output is hidden (the registered result keeps everything).
+  - A secret written in clear where a reference belongs (a C(password=) of a cluster's C(sasl_jaas_config), a password,
+    key or C(basic.auth.user.info) in C(client_config) or in a flow's settings) is refused, naming the cluster or flow,
+    the setting and how to refer to the secret instead, unless O(inline_secrets) accepts it (with a warning).
   - O(operation=expect) takes a plan and the topics of each source cluster and returns the topics MM2 must create on
     each cluster (remote topics, checkpoints, offset syncs, heartbeats) and which connectors must have tasks.
   - O(operation=log_append_time) takes the replicated heartbeats topics that O(operation=expect) returned and the output
@@ -105,6 +108,8 @@ options:
       - The configs to deploy are then RV(inline_configs); RV(connectors) keep their placeholders, and each names the
         keys that hold a value in RV(connectors[].secret_keys), for the O(kafka_dr.mm2.connector#module:secret_keys) of
         the module that deploys it.
+      - Also accepts secrets the clusters and flows give in clear, which are refused otherwise; RV(connectors) show them
+        masked, RV(inline_configs) holds them.
     type: bool
     default: false
   secret_values:

@@ -35,6 +35,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import CON
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connect_clusters import connect_clusters_of, single_worker_warnings
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_connectors import render_connectors
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_flows import check_flow, check_flow_options, flow_label, heartbeats_alias
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_literal_secrets import check_literal_secrets
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_secrets import SecretSources
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_naming import OFFSET_SYNCS_LOCATION_KEY, ReplicationNaming
 
@@ -162,6 +163,8 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     check_flow_options('mm2_flow_defaults', request['site_defaults'], request['builtin_defaults'], errors)
     check_secret_file_names(request.get('secret_file_names'), errors)
     secret_sources = SecretSources(request, errors)
+    # Passwords written in clear where a reference belongs: refused, or accepted with a warning when opted in.
+    literal_warnings = check_literal_secrets(request, secret_sources.inline, errors)
     connections = cluster_connections(request['clusters'], secrets_dir, errors)
     flow_warnings: List[str] = []
     planned = [plan_flow(index, given, request, connections, errors, flow_warnings) for index, given in enumerate(request['flows'])]
@@ -181,7 +184,8 @@ def plan(request: Mapping[str, Any]) -> Dict[str, Any]:
     connect_clusters = connect_clusters_of(here, request.get('groups') or {}, request.get('play_hosts'))
     return {
         'errors': errors.messages,
-        'warnings': flow_warnings + identity_cycle_warnings(planned_flows) + secrets['warnings'] + single_worker_warnings(connect_clusters),
+        'warnings': (flow_warnings + identity_cycle_warnings(planned_flows) + literal_warnings + secrets['warnings']
+                     + single_worker_warnings(connect_clusters)),
         'flows': here,
         'connectors': connectors,
         'desired_names': [connector['name'] for connector in connectors],

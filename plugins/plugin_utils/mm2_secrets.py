@@ -18,6 +18,8 @@ resolved them from the files the role writes. Connect keeps them in clear in its
 which the plan says in a warning. The plan keeps the placeholder configs in its connectors, and
 gives the configs with the values apart (inline_configs), with the keys that hold them
 (secret_keys), so that the modules mask those keys and nothing else of the plan holds a secret.
+Secrets the model itself gives in clear, accepted only with the same opt-in (mm2_literal_secrets.py),
+are masked in the plan's connectors and kept in inline_configs alike.
 No message of this module ever quotes a secret value.
 """
 
@@ -38,6 +40,7 @@ from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_clusters import (
     secret_path,
 )
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_common import ModelErrors
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.mm2_literal_secrets import masked_literals
 
 PROVIDERS_VARIABLE = 'mirrormaker_connect_config_providers'
 INLINE_VARIABLE = 'mirrormaker_inline_secrets'
@@ -227,6 +230,9 @@ class SecretSources:
         for flow in flows:
             for connector in flow['connectors']:
                 deployed = self.deployed_config(connector)
+                if self.inline:
+                    # Secrets the model gave in clear (accepted when opted in) stay in inline_configs only.
+                    connector['config'] = masked_literals(connector['config'])
                 connector['secret_keys'] = sorted(key for key in deployed if deployed[key] != connector['config'][key])
                 if connector['secret_keys']:
                     inline_configs[connector['name']] = deployed

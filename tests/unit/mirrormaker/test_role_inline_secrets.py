@@ -78,3 +78,24 @@ def test_inline_secrets_plan_the_values_and_show_none(tmp_path: Path) -> None:
     assert plan['inline_configs'][source['name']]['source.cluster.sasl.jaas.config'].endswith('password="%s";' % PASSWORD)
     assert source['config']['source.cluster.sasl.jaas.config'].endswith(':sasl.password}";')
     assert 'source.cluster.sasl.jaas.config' in source['secret_keys']
+
+
+@pytest.mark.playbook
+def test_a_password_in_clear_in_the_model_stops_the_play_unless_opted_in(tmp_path: Path) -> None:
+    clusters = model(tmp_path)['mm2_clusters']
+    jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="mm2" password="%s";' % PASSWORD
+    clusters['src'] = {'bootstrap_servers': 'src:9094', 'security_protocol': 'SASL_PLAINTEXT', 'sasl_mechanism': 'SCRAM-SHA-512',
+                       'sasl_jaas_config': jaas}
+    done = run_plan(tmp_path, model(tmp_path, mm2_clusters=clusters, mirrormaker_connect_config_providers=None))
+    assert done.returncode != 0
+    output = ' '.join(done.stdout.split())
+    assert 'cluster src: sasl_jaas_config gives password= in clear' in output
+    assert PASSWORD not in done.stdout + done.stderr
+    assert not (tmp_path / 'plan.json').exists()
+
+    done = run_plan(tmp_path, model(tmp_path, mm2_clusters=clusters, mirrormaker_connect_config_providers=None,
+                                    mirrormaker_inline_secrets=True))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert PASSWORD not in done.stdout + done.stderr
+    plan = json.loads((tmp_path / 'plan.json').read_text())
+    assert plan['inline_configs']['mm2-src-dst-source']['source.cluster.sasl.jaas.config'] == jaas
