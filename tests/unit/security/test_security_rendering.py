@@ -61,7 +61,7 @@ def test_secure_broker_requires_client_certificates_on_ssl_and_controller_only(r
     assert props['ssl.keystore.type'] == 'PEM'
     assert props['ssl.keystore.location'] == '/etc/kafka/tls/keystore.pem'
     assert props['ssl.truststore.location'] == '/etc/kafka/tls/ca.pem'
-    assert props['ssl.principal.mapping.rules'] == 'RULE:^CN=([^,]+).*$/$1/,DEFAULT'
+    assert props['ssl.principal.mapping.rules'] == 'RULE:^CN=([A-Za-z0-9._-]+)$/$1/,DEFAULT'
 
 
 def test_secure_broker_authorizer_and_super_users(rendered: Any) -> None:
