@@ -96,6 +96,7 @@ CONNECT_WORKER_PROPERTIES_OPTIONS = (
     'base', 'kafka_security_protocol', 'kafka_client_settings', 'kafka_client_refs', 'rest_https', 'rest_port',
     'rest_ssl_keystore_type', 'rest_ssl_keystore_location', 'rest_ssl_truststore_type', 'rest_ssl_truststore_location',
     'rest_ssl_client_auth', 'rest_ssl_cipher_suites', 'rest_secret_refs', 'rest_basic_auth', 'properties',
+    'rest_listen_address', 'rest_admin_port',
 )
 
 
@@ -119,6 +120,25 @@ def kafka_security_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
     return prefixed_client_properties(combine(worker['kafka_client_settings'], worker['kafka_client_refs']))
 
 
+def listener_url(scheme: str, address: Any, port: Any) -> str:
+    """A REST listener URI; an IPv6 address goes in brackets."""
+    host = jinja_text(address).strip().strip('[]')
+    return '%s://%s:%s' % (scheme, '[%s]' % host if ':' in host else host, jinja_text(port))
+
+
+def rest_listener_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
+    """The plain HTTP listener on the chosen address (HTTPS replaces it), and the admin endpoints on a loopback
+    listener of their own: nobody beyond this host changes log levels."""
+    properties = {
+        'listeners': listener_url('http', worker['rest_listen_address'], worker['rest_port']),
+        'rest.advertised.listener': 'http',
+    }
+    admin_port = jinja_int(worker['rest_admin_port'])
+    if admin_port:
+        properties['admin.listeners'] = listener_url('http', '127.0.0.1', admin_port)
+    return properties
+
+
 def rest_https_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
     """The HTTPS listener: Connect reads listeners.https.* for its server and for the calls between workers.
 
@@ -129,7 +149,7 @@ def rest_https_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
         raise ValueError('rest_secret_refs must be a mapping, got %s' % type(refs).__name__)
     suites = worker['rest_ssl_cipher_suites']
     return {
-        'listeners': 'https://0.0.0.0:%s' % jinja_text(worker['rest_port']),
+        'listeners': listener_url('https', worker['rest_listen_address'], worker['rest_port']),
         'rest.advertised.listener': 'https',
         'listeners.https.ssl.keystore.type': worker['rest_ssl_keystore_type'],
         'listeners.https.ssl.keystore.location': worker['rest_ssl_keystore_location'],
@@ -151,6 +171,7 @@ def connect_worker_properties(worker: Mapping[str, Any]) -> Dict[str, Any]:
     require_settings(worker, CONNECT_WORKER_PROPERTIES_OPTIONS, 'connect_worker_properties')
     return combine(
         worker['base'],
+        rest_listener_properties(worker),
         kafka_security_properties(worker),
         rest_https_properties(worker) if worker['rest_https'] else {},
         {'rest.extension.classes': BASIC_AUTH_EXTENSION} if jinja_bool(worker['rest_basic_auth']) else {},

@@ -12,6 +12,7 @@ string is checked as the number. Errors in the input itself are ValueError.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from typing import Any, Iterable, List, Mapping
@@ -34,7 +35,8 @@ CONNECT_WORKER_VARIABLES = (
     'connect_worker_kafka_sasl_username', 'connect_worker_kafka_sasl_password',
     'connect_worker_kafka_kerberos_principal', 'connect_worker_kafka_kerberos_keytab',
     'connect_worker_rest_scheme', 'connect_worker_rest_ssl_keystore_type', 'connect_worker_rest_basic_auth',
-    'connect_worker_rest_users',
+    'connect_worker_rest_users', 'connect_worker_rest_listen_address', 'connect_worker_rest_ssl_client_auth',
+    'connect_worker_rest_insecure', 'connect_worker_rest_admin_port',
 )
 
 KAFKA_BROKER_VARIABLES = (
@@ -147,7 +149,46 @@ def connect_worker_errors(settings: Mapping[str, Any]) -> List[str]:
         if not get('connect_worker_rest_users'):
             broken('connect_worker_rest_basic_auth needs at least one connect_worker_rest_users entry (the health gate '
                    'logs in with the first).')
+    open_rest = rest_open_to_network(settings)
+    if open_rest:
+        broken(open_rest)
+    admin_port = jinja_int(get('connect_worker_rest_admin_port'))
+    if admin_port and (not 0 < admin_port < 65536 or admin_port == rest_port):
+        broken('connect_worker_rest_admin_port must be 0 (no admin listener) or 1-65535 and differ from '
+               'connect_worker_rest_port (got %s).' % jinja_text(get('connect_worker_rest_admin_port')))
     return errors
+
+
+def is_loopback(address: str) -> bool:
+    """An address only this host reaches: 127.0.0.0/8, ::1 or localhost."""
+    host = address.strip().strip('[]').lower()
+    if host == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def rest_open_to_network(settings: Mapping[str, Any]) -> str:
+    """Why the REST API would let anyone on the network in: plain HTTP or no authentication on an address other
+    than loopback ('' when it does not, or when connect_worker_rest_insecure opts in). Anyone who reaches such a
+    listener can create connectors, point their clients anywhere and read the secret files through placeholders."""
+    address = jinja_text(settings['connect_worker_rest_listen_address'])
+    if jinja_bool(settings['connect_worker_rest_insecure']) or is_loopback(address):
+        return ''
+    https = settings['connect_worker_rest_scheme'] == 'https'
+    authenticated = jinja_bool(settings['connect_worker_rest_basic_auth']) or (
+        https and settings['connect_worker_rest_ssl_client_auth'] == 'required')
+    gaps = [gap for gap, missing in (('plain HTTP', not https), ('no authentication', not authenticated)) if missing]
+    if not gaps:
+        return ''
+    return ('the REST API would listen on %s:%s with %s: anyone who reaches it can create connectors that read the '
+            'secret files and send them anywhere. Set connect_worker_rest_scheme=https with '
+            'connect_worker_rest_basic_auth=true and connect_worker_rest_users (or '
+            'connect_worker_rest_ssl_client_auth=required), or connect_worker_rest_listen_address=127.0.0.1 for a '
+            'single worker, or accept it with connect_worker_rest_insecure=true.'
+            % (address, jinja_text(settings['connect_worker_rest_port']), ' and '.join(gaps)))
 
 
 def kafka_broker_errors(settings: Mapping[str, Any]) -> List[str]:

@@ -36,9 +36,14 @@ EXEC_START = '/usr/bin/python3 -m connect_watchdog --config /etc/kafka/connect/w
 needs_ansible = pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason='the project venv (make setup) provides ansible-playbook')
 
 
+# A plain HTTP worker without authentication, accepted on purpose, for the workers rendered without the lab's inventory.
+PLAIN_HTTP = {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_insecure': True}
+
+
 def render(tmp_path: Path, inventory: str, extra_vars: Dict[str, Any]) -> Path:
     vars_file = tmp_path / 'vars.json'
-    vars_file.write_text(json.dumps(dict(extra_vars, render_dir=str(tmp_path),
+    plain = PLAIN_HTTP if inventory == 'localhost,' else {}
+    vars_file.write_text(json.dumps(dict(plain, **extra_vars, render_dir=str(tmp_path),
                                          unit_template=str(ROLE / 'templates' / 'kafka-connect-watchdog.service.j2'))))
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
     done = subprocess.run([str(ANSIBLE_PLAYBOOK), '-i', inventory, str(PLAYBOOK), '-e', '@%s' % vars_file],

@@ -23,7 +23,9 @@ RUNNING = ['active.kafka-connect=active', 'enabled.kafka-connect=enabled', 'acti
            'enabled.kafka-connect-watchdog=enabled', 'login_fingerprint=', 'requests=yes']
 
 INVENTORY = {
-    'all': {'vars': {'ansible_python_interpreter': '{{ ansible_playbook_python }}'}, 'children': {
+    # Plain HTTP without authentication, accepted on purpose, except where a host says otherwise.
+    'all': {'vars': {'ansible_python_interpreter': '{{ ansible_playbook_python }}', 'connect_worker_rest_scheme': 'http',
+                     'connect_worker_rest_basic_auth': False, 'connect_worker_rest_insecure': True}, 'children': {
         'connect_workers': {'hosts': {
             'c1': {},
             'c2': {'connect_worker_state': 'absent'},

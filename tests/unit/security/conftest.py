@@ -25,6 +25,10 @@ STORE_PASSWORD = 'store-secret-1'
 SCRAM_PASSWORD = 'scram-secret-2'
 PLAIN_PASSWORD = 'plain-secret-3'
 REST_PASSWORD = 'rest-secret-4'
+# The REST API over plain HTTP without authentication, accepted on purpose where a case tests the Kafka clients (the
+# role's defaults, HTTPS with basic authentication, are case worker_scram_https).
+PLAIN_REST = {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False,
+              'connect_worker_rest_insecure': True}
 # Quotes, backslashes (one before a letter) and a line break: escaped in the broker's JAAS file.
 HARD_PLAIN_PASSWORD = 'say "hi" \\n\\x\n;} \u00e9\\'
 
@@ -59,7 +63,7 @@ CASES: Dict[str, Dict[str, Any]] = {
         'kafka_broker_kerberos_principal_to_local_rules': ['RULE:[1:$1@$0](.*@PARTNER.EXAMPLE)s/@.*//', 'DEFAULT'],
         'kafka_broker_jvm_options': ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
     }},
-    'worker_default': {'role': 'connect_worker', 'vars': {}},
+    'worker_default': {'role': 'connect_worker', 'vars': dict(PLAIN_REST)},
     'worker_scram_https': {'role': 'connect_worker', 'vars': {
         'connect_worker_kafka_security_protocol': 'SASL_SSL',
         'connect_worker_kafka_sasl_mechanism': 'SCRAM-SHA-512',
@@ -73,12 +77,14 @@ CASES: Dict[str, Dict[str, Any]] = {
                                       {'username': 'reader', 'password': 'a:b=c d'}],
     }},
     'worker_plain': {'role': 'connect_worker', 'vars': {
+        **PLAIN_REST,
         'connect_worker_kafka_security_protocol': 'SASL_SSL',
         'connect_worker_kafka_sasl_mechanism': 'PLAIN',
         'connect_worker_kafka_sasl_username': 'connect',
         'connect_worker_kafka_sasl_password': PLAIN_PASSWORD,
     }},
     'worker_mtls': {'role': 'connect_worker', 'vars': {
+        **PLAIN_REST,
         'connect_worker_kafka_security_protocol': 'SSL',
         'connect_worker_kafka_ssl_keystore_location': '/etc/kafka/tls/keystore.p12',
         'connect_worker_kafka_ssl_keystore_type': 'PKCS12',
@@ -86,6 +92,7 @@ CASES: Dict[str, Dict[str, Any]] = {
         'connect_worker_kafka_ssl_key_password': STORE_PASSWORD,
     }},
     'worker_gssapi': {'role': 'connect_worker', 'vars': {
+        **PLAIN_REST,
         'connect_worker_kafka_security_protocol': 'SASL_SSL',
         'connect_worker_kafka_sasl_mechanism': 'GSSAPI',
         'connect_worker_kafka_kerberos_principal': 'connect/task-1.example.com@EXAMPLE.COM',

@@ -19,7 +19,8 @@ from ansible_collections.kafka_dr.mm2.plugins.filter.connect_worker_errors impor
 
 OLD_JINJA = Path(__file__).resolve().parent / 'fixtures' / 'connect_worker_rules_jinja.yml'
 
-# The role's defaults for the checked variables.
+# The checked variables as the former Jinja rules knew them: plain HTTP without authentication, which the rules
+# of a REST listener open to the network refuse unless connect_worker_rest_insecure (tested on their own below).
 BASE: Dict[str, Any] = {
     'connect_worker_bootstrap_servers': 'dst-kafka-1:9092,dst-kafka-2:9092', 'connect_worker_rest_port': 8083,
     'connect_worker_jmx_port': 0, 'connect_worker_heap': '1g', 'connect_worker_auto_restart': True,
@@ -30,7 +31,12 @@ BASE: Dict[str, Any] = {
     'connect_worker_kafka_sasl_password': '', 'connect_worker_kafka_kerberos_principal': '',
     'connect_worker_kafka_kerberos_keytab': '/etc/kafka/connect/secrets/client.keytab', 'connect_worker_rest_scheme': 'http',
     'connect_worker_rest_ssl_keystore_type': 'PKCS12', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_users': [],
+    'connect_worker_rest_listen_address': '0.0.0.0', 'connect_worker_rest_ssl_client_auth': 'none',
+    'connect_worker_rest_insecure': True, 'connect_worker_rest_admin_port': 8084,
 }
+# The role's defaults: HTTPS with basic authentication, given its first account.
+SECURE = dict(BASE, connect_worker_rest_scheme='https', connect_worker_rest_basic_auth=True, connect_worker_rest_insecure=False,
+              connect_worker_rest_users=[{'username': 'operator', 'password': 'x'}])
 
 CASES: Dict[str, Dict[str, Any]] = {
     'defaults': {},
@@ -129,3 +135,41 @@ def test_a_missing_variable_is_an_error_of_the_task() -> None:
         connect_worker_errors(settings)
     with pytest.raises(AnsibleFilterError, match='expects a mapping'):
         connect_worker_errors(['connect_worker_heap'])  # type: ignore[arg-type]
+
+
+def test_the_secure_defaults_pass() -> None:
+    assert connect_worker_errors(SECURE) == []
+
+
+@pytest.mark.parametrize(('changes', 'gaps'), [
+    ({'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False}, 'plain HTTP and no authentication'),
+    ({'connect_worker_rest_basic_auth': False}, 'with no authentication'),
+    ({'connect_worker_rest_basic_auth': 'no', 'connect_worker_rest_listen_address': '10.0.0.5'}, 'no authentication'),
+])
+def test_a_rest_listener_open_to_the_network_is_refused_naming_the_opt_in(changes: Dict[str, Any], gaps: str) -> None:
+    (error,) = connect_worker_errors(dict(SECURE, **changes))
+    assert gaps in error and 'connect_worker_rest_insecure=true' in error and error.endswith('Nothing was changed.')
+    assert 'connect_worker_rest_listen_address=127.0.0.1' in error
+
+
+@pytest.mark.parametrize('changes', [
+    {'connect_worker_rest_basic_auth': False, 'connect_worker_rest_ssl_client_auth': 'required'},
+    {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_listen_address': '127.0.0.1'},
+    {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_listen_address': '::1'},
+    {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_listen_address': 'localhost'},
+    {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_insecure': 'yes'},
+])
+def test_client_certificates_loopback_or_the_opt_in_are_accepted(changes: Dict[str, Any]) -> None:
+    assert connect_worker_errors(dict(SECURE, **changes)) == []
+
+
+def test_requested_client_certificates_are_no_authentication() -> None:
+    (error,) = connect_worker_errors(dict(SECURE, connect_worker_rest_basic_auth=False, connect_worker_rest_ssl_client_auth='requested'))
+    assert 'no authentication' in error
+
+
+@pytest.mark.parametrize('port', [8083, 70000, -1])
+def test_the_admin_port_is_another_valid_port_or_zero(port: int) -> None:
+    (error,) = connect_worker_errors(dict(SECURE, connect_worker_rest_admin_port=port))
+    assert 'connect_worker_rest_admin_port' in error
+    assert connect_worker_errors(dict(SECURE, connect_worker_rest_admin_port=0)) == []

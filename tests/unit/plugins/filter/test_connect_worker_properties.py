@@ -37,7 +37,7 @@ BASE: Dict[str, Any] = {
     'rest_port': 8083, 'rest_ssl_keystore_type': 'PKCS12', 'rest_ssl_keystore_location': '/etc/kafka/tls/keystore.p12',
     'rest_ssl_truststore_type': 'PKCS12', 'rest_ssl_truststore_location': '/etc/kafka/tls/truststore.p12',
     'rest_ssl_client_auth': 'none', 'rest_ssl_cipher_suites': [], 'rest_secret_refs': {}, 'rest_basic_auth': False,
-    'properties': {},
+    'properties': {}, 'rest_listen_address': '0.0.0.0', 'rest_admin_port': 0,
 }
 SCRAM = {'kafka_security_protocol': 'SASL_SSL',
          'kafka_client_settings': {'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'SCRAM-SHA-512',
@@ -97,6 +97,14 @@ def test_same_properties_as_the_former_jinja(changes: Dict[str, Any]) -> None:
 
 def test_defaults_are_the_base() -> None:
     assert connect_worker_properties(BASE) == BASE['base']
+
+
+def test_the_listener_binds_the_chosen_address_and_the_admin_endpoints_stay_on_loopback() -> None:
+    result = connect_worker_properties(dict(BASE, rest_listen_address='10.0.0.5', rest_admin_port=8084))
+    assert (result['listeners'], result['admin.listeners']) == ('http://10.0.0.5:8083', 'http://127.0.0.1:8084')
+    secure = connect_worker_properties(dict(BASE, rest_https=True, rest_listen_address='::1', rest_admin_port='8084'))
+    assert (secure['listeners'], secure['admin.listeners']) == ('https://[::1]:8083', 'http://127.0.0.1:8084')
+    assert 'admin.listeners' not in connect_worker_properties(BASE)
 
 
 def test_each_client_reads_its_secrets_through_placeholders() -> None:
