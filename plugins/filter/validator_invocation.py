@@ -112,6 +112,12 @@ options:
       from_offsets:
         description: Start of the compared window, offsets by topic and partition.
         type: raw
+      raw_key_preview:
+        description:
+          - Report examples show the hex of each key's first 16 bytes (C(--raw-key-preview)) instead of the first 12 hex
+            digits of the key's SHA-256.
+        type: bool
+        default: false
       spark_conf:
         description: Spark settings, each passed as C(--spark-conf=key=value).
         type: dict

@@ -119,6 +119,8 @@ def job_arguments(settings: Mapping[str, Any]) -> List[Any]:
         args += ['--incremental', '--state', str(settings['state'])]
         if _truthy(settings.get('reset_state')):
             args.append('--reset-state')
+    if _truthy(settings.get('raw_key_preview')):
+        args.append('--raw-key-preview')
     spark_conf = settings.get('spark_conf') or {}
     if not isinstance(spark_conf, Mapping):
         raise ValueError('spark_conf must be a mapping of Spark settings, got %r' % (spark_conf,))

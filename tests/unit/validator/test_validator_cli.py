@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -206,6 +207,23 @@ def test_data_problems_and_unsafe_checkpoint_fail(spark, tmp_path, capsys):
     assert "verdict: FAIL" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("extra", "shown"),
+    [([], hashlib.sha256(b"k2").hexdigest()[:12]), (["--raw-key-preview"], b"k2".hex().upper())],
+    ids=["hashed-by-default", "raw-when-asked"],
+)
+def test_report_examples_show_a_short_hash_of_the_key_unless_asked_for_its_bytes(spark, tmp_path, extra, shown):
+    source = orders()
+    target = [r for i, r in enumerate(source) if i != 2]  # source offset 1 of partition 0, key k2
+    assert run_cli(spark, clusters(spark, target_records=target), tmp_path, *extra) == EXIT_FAIL
+    report = json.loads((tmp_path / "report.json").read_text())
+    examples = [e for t in report["topics"] for p in t["partitions"] for e in p.get("examples", [])]
+    assert [e["key"] for e in examples if e["kind"] == "missing"] == [shown]
+    assert report["inputs"]["key_preview"] == ("raw" if extra else "sha256")
+    if not extra:
+        assert b"k2".hex().upper() not in (tmp_path / "report.json").read_text() + (tmp_path / "report.html").read_text()
+
+
 def test_target_that_never_catches_up_fails_with_target_behind(spark, tmp_path):
     code = run_cli(spark, clusters(spark, target_records=orders()[:3]), tmp_path)
     report = json.loads((tmp_path / "report.json").read_text())
@@ -252,6 +270,13 @@ def test_delivery_defaults_to_at_least_once_with_a_ratio_budget():
     assert not config.window.is_set
     assert "isolation.level" not in config.target.client_properties
     assert config.describe()["delivery"] == "at-least-once"
+
+
+def test_key_previews_are_hashed_unless_the_raw_prefix_is_asked_for():
+    assert parsed_config().raw_key_preview is False
+    assert parsed_config().describe()["key_preview"] == "sha256"
+    config = parsed_config("--raw-key-preview")
+    assert config.raw_key_preview is True and config.describe()["key_preview"] == "raw"
 
 
 def test_budget_options_parse_counts_fractions_and_unlimited():

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 from decimal import Decimal
 
 import pytest
 from pyspark.sql import functions as F
 
 from validator_helpers import record, records_frame
-from mm2_validator.fingerprint import FP_A, FP_B, KEY_FP, partition_digests, with_fingerprints, with_key_rank
+from mm2_validator.fingerprint import (
+    FP_A,
+    FP_B,
+    KEY_FP,
+    KEY_PREVIEW,
+    partition_digests,
+    with_fingerprints,
+    with_key_rank,
+)
 
 
 def fingerprints(spark, records):
@@ -34,6 +43,15 @@ def test_null_empty_and_field_boundaries_give_distinct_fingerprints(spark):
 def test_same_content_gives_the_same_fingerprint_at_any_offset(spark):
     rows = fingerprints(spark, [record(headers=[("h", b"1")]), record(headers=[("h", b"1")])])
     assert (rows[0][FP_A], rows[0][FP_B]) == (rows[1][FP_A], rows[1][FP_B])
+
+
+def test_the_key_preview_is_a_short_hash_unless_the_raw_prefix_is_asked_for(spark):
+    key = b"customer-4711/with-a-long-tail"
+    frame = records_frame(spark, "t", [record(key=key), record(key=None)])
+    hashed = with_fingerprints(frame).orderBy("offset").collect()
+    assert [r[KEY_PREVIEW] for r in hashed] == [hashlib.sha256(key).hexdigest()[:12], None]
+    raw = with_fingerprints(frame, raw_key_preview=True).orderBy("offset").collect()
+    assert [r[KEY_PREVIEW] for r in raw] == [key[:16].hex().upper(), None]
 
 
 def test_digests_do_not_overflow_under_ansi_mode(ansi):

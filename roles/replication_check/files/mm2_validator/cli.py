@@ -206,6 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="report CreateTime/LogAppendTime changes as warnings instead of failures",
     )
     run.add_argument("--max-examples", type=int, default=5, help="examples per problem kind and partition (default: 5)")
+    run.add_argument(
+        "--raw-key-preview",
+        action="store_true",
+        help="show the hex of the first 16 bytes of each example's key; by default an example shows the first 12 hex "
+        "digits of the key's SHA-256 (keys may hold personal or secret data)",
+    )
     run.add_argument("--master", help="Spark master (default: local[*]; under spark-submit: its --master)")
     run.add_argument("--jars", help="comma-separated Spark Kafka jars (default: all jars of the local cache)")
     run.add_argument(
@@ -313,6 +319,7 @@ def config_from_args(args: argparse.Namespace) -> ValidatorConfig:
         poll_interval_s=max(args.poll_interval, 0.1),
         allow_timestamp_type_change=args.allow_timestamp_type_change,
         max_examples=max(args.max_examples, 0),
+        raw_key_preview=args.raw_key_preview,
         duplicate_policy=DuplicatePolicy(args.delivery, args.max_duplicates, args.max_duplicate_ratio),
         window=window_from_args(args),
     )

@@ -128,6 +128,8 @@ class ValidatorConfig:
     poll_interval_s: float = 5.0
     allow_timestamp_type_change: bool = False
     max_examples: int = 5
+    # Report examples show a short SHA-256 of each key unless the raw key prefix is asked for.
+    raw_key_preview: bool = False
     duplicate_policy: DuplicatePolicy = field(default_factory=DuplicatePolicy)
     window: ReplicationWindow = field(default_factory=ReplicationWindow)
 
@@ -174,6 +176,7 @@ class ValidatorConfig:
             "heartbeats_topic": self.heartbeats_topic,
             "catchup_timeout_s": self.catchup_timeout_s,
             "allow_timestamp_type_change": self.allow_timestamp_type_change,
+            "key_preview": "raw" if self.raw_key_preview else "sha256",
             "delivery": self.duplicate_policy.delivery,
             "max_duplicates": self.duplicate_policy.max_duplicates,
             "max_duplicate_ratio": self.duplicate_policy.max_duplicate_ratio,

@@ -29,6 +29,13 @@ KEY_PREVIEW = "key_preview"
 # A different leading input gives a second, independent 64-bit hash of the same bytes.
 _SECOND_HASH_SALT = "mm2-validator/fp-b"
 
+# What a report shows of a record's key. Keys may be personal or secret data, so by default only
+# enough of the key's SHA-256 to tell the reported keys apart and to find one a reader already
+# knows (a key of few possible values can still be guessed by hashing candidates); asked for,
+# the hex of the key's first bytes.
+KEY_HASH_HEX_DIGITS = 12
+RAW_KEY_PREVIEW_BYTES = 16
+
 # Canonical encodings, as SQL so they run identically on Spark 3.5 and 4.x.
 # A present field is 0x01, its decimal byte length, ':', then the bytes; null is 0x00.
 _NULL_MARK = "X'00'"
@@ -62,13 +69,21 @@ def canonical_record_bytes() -> Column:
     return F.expr(f"concat({_KEY_SQL}, {_VALUE_SQL}, {_HEADERS_SQL}, {_TIMESTAMP_SQL})")
 
 
-def with_fingerprints(records: DataFrame) -> DataFrame:
+def key_preview(raw: bool = False) -> Column:
+    """The key as report examples show it: the first 12 hex digits of its SHA-256, or with `raw`
+    the hex of its first 16 bytes; null for a null key."""
+    if raw:
+        return F.hex(F.substring("key", 1, RAW_KEY_PREVIEW_BYTES))
+    return F.substring(F.sha2(F.col("key"), 256), 1, KEY_HASH_HEX_DIGITS)
+
+
+def with_fingerprints(records: DataFrame, raw_key_preview: bool = False) -> DataFrame:
     """Add fingerprint columns to a DataFrame shaped like the Spark Kafka source.
 
     Keeps `partition`, `offset` and `timestampType`; adds the record fingerprint
     (fp_a, fp_b), hashes of the key / value / headers (to pair and explain content
-    mismatches), the timestamp in microseconds and a hex preview of the key's first
-    16 bytes (null for a null key) for report examples.
+    mismatches), the timestamp in microseconds and the key's preview for report
+    examples (`key_preview`).
     """
     canonical = canonical_record_bytes()
     return records.select(
@@ -81,7 +96,7 @@ def with_fingerprints(records: DataFrame) -> DataFrame:
         F.xxhash64(F.expr(_VALUE_SQL)).alias(VALUE_FP),
         F.xxhash64(F.expr(_HEADERS_SQL)).alias(HEADERS_FP),
         F.expr("unix_micros(timestamp)").alias(TS_MICROS),
-        F.hex(F.substring("key", 1, 16)).alias(KEY_PREVIEW),
+        key_preview(raw_key_preview).alias(KEY_PREVIEW),
     )
 
 

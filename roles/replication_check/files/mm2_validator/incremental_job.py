@@ -34,11 +34,17 @@ def _hex(value: Optional[int]) -> str:
     return "" if value is None else f"{int(value) & _MASK:016x}"
 
 
-def collect_records(cluster: KafkaCluster, topic: str, start: Mapping[int, int], end: Mapping[int, int]) -> dict[int, list[Rec]]:
+def collect_records(
+    cluster: KafkaCluster,
+    topic: str,
+    start: Mapping[int, int],
+    end: Mapping[int, int],
+    raw_key_preview: bool = False,
+) -> dict[int, list[Rec]]:
     """The records of [start, end) per partition as `Rec`s (fingerprints only; the
     increment is collected on the driver, so its size bounds the driver's memory)."""
     rows = (
-        with_fingerprints(cluster.read(topic, start, end))
+        with_fingerprints(cluster.read(topic, start, end), raw_key_preview)
         .select("partition", "offset", FP_A, FP_B, KEY_FP, VALUE_FP, HEADERS_FP, TS_MICROS, "timestampType", KEY_PREVIEW)
         .collect()
     )
@@ -153,7 +159,7 @@ def run_incremental(
         return snapshot_topic(source, target, topic, config.remote_topic(topic))
 
     def read(side: str, topic: str, start: Mapping[int, int], end: Mapping[int, int]) -> dict[int, list[Rec]]:
-        return collect_records(source if side == "source" else target, topic, start, end)
+        return collect_records(source if side == "source" else target, topic, start, end, config.raw_key_preview)
 
     def report(result: IncrementResult) -> None:
         validation = validation_result(result, config)

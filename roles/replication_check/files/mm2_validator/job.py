@@ -143,7 +143,7 @@ class Validation:
     def read_source_heads(self, plans: list[TopicPlan]) -> None:
         for plan in plans:
             head = with_fingerprints(
-                self.source.read(plan.source_topic, plan.source_start, plan.snapshot_end)
+                self.source.read(plan.source_topic, plan.source_start, plan.snapshot_end), self.config.raw_key_preview
             ).persist()
             counts = {row["partition"]: row["count"] for row in head.groupBy("partition").count().collect()}
             plan.source_head = head
@@ -241,10 +241,13 @@ class Validation:
         self, plan: TopicPlan, checkpoints: list[CheckpointResult], syncs: dict[tuple[str, int], tuple[int, int]]
     ) -> TopicResult:
         assert plan.source_head is not None
-        tail = with_fingerprints(self.source.read(plan.source_topic, plan.snapshot_end, plan.source_read_end))
+        raw_key_preview = self.config.raw_key_preview
+        tail = with_fingerprints(
+            self.source.read(plan.source_topic, plan.snapshot_end, plan.source_read_end), raw_key_preview
+        )
         source_records = plan.source_head.unionByName(tail)
         target_records = with_fingerprints(
-            self.target.read(plan.target_topic, plan.target_start, plan.target_end)
+            self.target.read(plan.target_topic, plan.target_start, plan.target_end), raw_key_preview
         ).persist()
         topic_checkpoints = [c for c in checkpoints if c.topic == plan.target_topic]
         topic_syncs = {p: s for (t, p), s in syncs.items() if t == plan.source_topic}

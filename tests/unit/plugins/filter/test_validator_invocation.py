@@ -93,6 +93,13 @@ def test_incremental_mode_reaches_the_job() -> None:
     assert '--incremental' not in validator_invocation(dict(BASE, incremental=False, state='x.json'))['args']
 
 
+def test_the_raw_key_preview_is_asked_for_only_when_set() -> None:
+    assert '--raw-key-preview' not in validator_invocation(BASE)['args']
+    assert '--raw-key-preview' not in validator_invocation(dict(BASE, raw_key_preview=False))['args']
+    for value in (True, 'True'):
+        assert '--raw-key-preview' in validator_invocation(dict(BASE, raw_key_preview=value))['args']
+
+
 @pytest.mark.parametrize('changes, message', [
     ({'incremental': True, 'state': ''}, 'incremental needs state'),
     ({'mode': 'yarn'}, 'mode must be one of local, submit'),
