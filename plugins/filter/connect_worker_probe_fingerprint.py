@@ -10,13 +10,14 @@ name: connect_worker_probe_fingerprint
 short_description: The fingerprint of the client settings role connect_worker's login probe tried
 version_added: 0.4.0
 description:
-  - Returns the sha256 of a JSON document of the probe's client settings (secrets included), the Kafka version, the
-    service user, and each file the login reads with its checksum; the role records it on the host after a successful
-    login, and a change of any of them runs the probe again.
+  - Returns the HMAC-SHA-256, keyed by O(_input.key), of a JSON document of the probe's client settings (secrets
+    included), the Kafka version, the service user, and each file the login reads with its checksum; the role records
+    it on the host after a successful login, and a change of any of them runs the probe again.
+  - The key is a random key of the host, kept root-only away from the fingerprint and never shown, so the fingerprint
+    cannot be checked against guessed passwords. The same settings and key give the same value on every run.
   - The files are O(_input.store_paths), then the item of each result in O(_input.kerberos_stats). A store's checksum
     is the one O(_input.stores) reports, a Kerberos file's its C(stat.checksum); either is empty when not reported.
-  - The document is written as C(to_json(sort_keys=true)) writes it, so the value is the one C(| to_json(sort_keys=true)
-    | hash('sha256')) gives for the same document.
+  - The document is written as C(to_json(sort_keys=true)) writes it.
 options:
   _input:
     description: What the fingerprint covers.
@@ -33,19 +34,23 @@ options:
         type: list
         elements: dict
         required: true
+      key:
+        description: The host's login probe key, 64 hexadecimal digits (32 random bytes).
+        type: str
+        required: true
 """
 
 EXAMPLES = r"""
 - name: Record what the probe proved
   ansible.builtin.copy:
-    content: "{{ probe | kafka_dr.mm2.connect_worker_probe_fingerprint }}\n"
+    content: "{{ probe | combine({'key': host_key}) | kafka_dr.mm2.connect_worker_probe_fingerprint }}\n"
     dest: /etc/kafka/connect/.login-probe.sha256
     mode: "0600"
 """
 
 RETURN = r"""
 _value:
-  description: The sha256 digest, 64 hexadecimal digits.
+  description: The HMAC-SHA-256 digest, 64 hexadecimal digits.
   type: str
 """
 

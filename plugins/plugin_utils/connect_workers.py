@@ -13,7 +13,9 @@ Errors are ValueError; the filters turn them into AnsibleFilterError.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import re
 from typing import Any, Dict, List, Mapping, Tuple
 
 from ansible.module_utils.common.json import get_encoder
@@ -241,8 +243,11 @@ def connect_worker_watchdog_settings(worker: Mapping[str, Any]) -> Dict[str, Any
 
 # ---- The login probe's fingerprint (filter connect_worker_probe_fingerprint).
 # The options of connect_worker_probe_fingerprint: the probe's client settings, the Kafka version, the service
-# user, the stores and what module path_info said of them, and the registered stat results of the Kerberos files.
-PROBE_FINGERPRINT_OPTIONS = ('client', 'kafka', 'user', 'store_paths', 'stores', 'kerberos_stats')
+# user, the stores and what module path_info said of them, the registered stat results of the Kerberos files,
+# and the host's key.
+PROBE_FINGERPRINT_OPTIONS = ('client', 'kafka', 'user', 'store_paths', 'stores', 'kerberos_stats', 'key')
+# The host's random key as the role keeps it (tasks/credentials.yml): 32 bytes in hex.
+PROBE_KEY_RE = re.compile(r'^[0-9a-f]{64}$')
 
 
 def _checksum(info: Any) -> Any:
@@ -279,8 +284,20 @@ def probe_fingerprint_document(probe: Mapping[str, Any]) -> Dict[str, Any]:
     }
 
 
+def probe_key(probe: Mapping[str, Any]) -> bytes:
+    """The host's key: without it the digest would be a plain hash of settings that hold the password."""
+    key = probe.get('key')
+    if not isinstance(key, str) or not PROBE_KEY_RE.match(key.strip()):
+        raise ValueError('connect_worker_probe_fingerprint: key must be the host\'s login probe key, 64 hexadecimal digits')
+    return bytes.fromhex(key.strip())
+
+
 def connect_worker_probe_fingerprint(probe: Mapping[str, Any]) -> str:
-    """The sha256 of the document as Ansible's to_json(sort_keys=true) writes it: hosts that recorded a
-    fingerprint with the former Jinja keep it, and their login probe does not run again."""
+    """The HMAC-SHA-256, keyed by the host's key, of the document as Ansible's to_json(sort_keys=true) writes it.
+
+    The document holds the password: an unkeyed hash of it, shown wherever the fingerprint is (the host's file,
+    a diff, -v output), could be checked against guessed passwords offline. The key lives elsewhere on the host,
+    root-only, and never in the role's output; the same settings and key give the same digest on every run."""
+    require_settings(probe, PROBE_FINGERPRINT_OPTIONS, 'connect_worker_probe_fingerprint')
     text = json.dumps(probe_fingerprint_document(probe), cls=get_encoder('tagless'), sort_keys=True)
-    return hashlib.sha256(to_bytes(text, errors='surrogate_or_strict')).hexdigest()
+    return hmac.new(probe_key(probe), to_bytes(text, errors='surrogate_or_strict'), hashlib.sha256).hexdigest()

@@ -1,13 +1,16 @@
-"""connect_worker_probe_fingerprint gives the digest the role's former Jinja gave for the same settings.
+"""connect_worker_probe_fingerprint keys its digest with the host's key: an HMAC-SHA-256 of the document the
+role's former Jinja hashed, so the fingerprint cannot be checked against guessed passwords without the key.
 
 Hosts keep the fingerprint of the settings that last logged in, and the role runs the login probe again
-when it differs: a digest that changed for the same settings would make every deployed host log in again.
+when it differs: the same settings and key must give the same digest on every run.
 fixtures/connect_worker_probe_fingerprint_jinja.yml holds that Jinja as it was in vars/main.yml; each case
-renders it with Ansible's templar (its to_json and hash filters) and compares with the filter.
+renders its document with Ansible's templar (its to_json filter) and compares with the filter.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from pathlib import Path
 from typing import Any, Dict
 
@@ -36,6 +39,8 @@ SCRAM = {'bootstrap.servers': 'broker-1:9094', 'security.protocol': 'SASL_SSL', 
          'ssl.truststore.location': STORES[0], 'ssl.truststore.type': 'PKCS12'}
 
 BASE: Dict[str, Any] = {'client': SCRAM, 'kafka': '3.9.1', 'user': 'kafka', 'store_paths': []}
+KEY = '5f' * 32
+OTHER_KEY = '0a' * 32
 CASES: Dict[str, Dict[str, Any]] = {
     'nothing registered': {},
     'stores with checksums': {'store_paths': STORES, 'stores': PATH_INFO},
@@ -58,9 +63,9 @@ def trusted(value: Any) -> Any:
     return trust_as_template(value) if isinstance(value, str) else value
 
 
-def jinja_fingerprint(probe: Dict[str, Any]) -> str:
-    """What the role's former Jinja rendered; a registered result missing from probe was undefined."""
-    old = yaml.safe_load(OLD_JINJA.read_text(encoding='utf-8'))
+def jinja_document(probe: Dict[str, Any]) -> str:
+    """The document the role's former Jinja hashed, as text; a registered result missing from probe was undefined."""
+    old = yaml.safe_load(OLD_JINJA.read_text(encoding='utf-8').replace("| hash('sha256')", ''))
     variables: Dict[str, Any] = {name: trusted(value) for name, value in old.items()}
     variables.update({'__connect_worker_probe_properties': probe['client'], 'kafka_install_version': probe['kafka'],
                       'kafka_install_user': probe['user'], '__connect_worker_store_paths': probe['store_paths']})
@@ -68,25 +73,43 @@ def jinja_fingerprint(probe: Dict[str, Any]) -> str:
         if name in probe:
             variables['__connect_worker_' + name] = probe[name]
     templar = Templar(loader=DataLoader(), variables=variables)
-    return templar.template(trust_as_template('{{ __connect_worker_probe_fingerprint }}'))
+    return templar.template(trust_as_template('{{ __connect_worker_probe_fingerprint }}')).strip()
 
 
-def filter_input(probe: Dict[str, Any]) -> Dict[str, Any]:
+def filter_input(probe: Dict[str, Any], key: str = KEY) -> Dict[str, Any]:
     """The filter's input as vars/main.yml gives it: an undefined registered result is {}."""
     return {'client': probe['client'], 'kafka': probe['kafka'], 'user': probe['user'], 'store_paths': probe['store_paths'],
-            'stores': probe.get('stores', {}), 'kerberos_stats': [probe.get('kerberos_stat', {}), probe.get('kerberos_src_stat', {})]}
+            'stores': probe.get('stores', {}), 'kerberos_stats': [probe.get('kerberos_stat', {}), probe.get('kerberos_src_stat', {})],
+            'key': key}
 
 
 @pytest.mark.parametrize('changes', CASES.values(), ids=list(CASES))
-def test_same_digest_as_the_former_jinja(changes: Dict[str, Any]) -> None:
+def test_an_hmac_keyed_by_the_host_key_of_the_former_document(changes: Dict[str, Any]) -> None:
     probe = dict(BASE, **changes)
-    assert connect_worker_probe_fingerprint(filter_input(probe)) == jinja_fingerprint(probe)
+    expected = hmac.new(bytes.fromhex(KEY), jinja_document(probe).encode('utf-8', 'surrogatepass'), hashlib.sha256).hexdigest()
+    assert connect_worker_probe_fingerprint(filter_input(probe)) == expected
 
 
-def test_digest_of_a_recorded_fingerprint() -> None:
-    """The digest the former Jinja gave for these settings, as a host holds it in .login-probe.sha256."""
+def test_a_rerun_with_the_same_settings_and_key_matches() -> None:
     probe = dict(BASE, **CASES['everything'])
-    assert connect_worker_probe_fingerprint(filter_input(probe)) == '4e405d70e9139c07add160a3e8e2ea1a96600c24f15099ec4fc0b2d9cd13256e'
+    assert connect_worker_probe_fingerprint(filter_input(probe)) == connect_worker_probe_fingerprint(filter_input(probe))
+    # The key file holds the key with a line break, as the role writes it.
+    assert connect_worker_probe_fingerprint(filter_input(probe, KEY + '\n')) == connect_worker_probe_fingerprint(filter_input(probe))
+
+
+def test_without_the_key_the_digest_is_neither_the_unkeyed_hash_nor_another_hosts() -> None:
+    probe = dict(BASE, **CASES['everything'])
+    digest = connect_worker_probe_fingerprint(filter_input(probe))
+    # What the former Jinja recorded for these settings: a plain sha256 of the settings, password included.
+    assert digest != '4e405d70e9139c07add160a3e8e2ea1a96600c24f15099ec4fc0b2d9cd13256e'
+    assert digest != hashlib.sha256(jinja_document(probe).encode('utf-8', 'surrogatepass')).hexdigest()
+    assert digest != connect_worker_probe_fingerprint(filter_input(probe, OTHER_KEY))
+
+
+@pytest.mark.parametrize('key', ['', None, 'not-hex' * 9, '5f' * 31, '5F' * 32])
+def test_a_missing_or_malformed_key_is_refused(key: Any) -> None:
+    with pytest.raises(AnsibleFilterError, match='key must be the host.s login probe key, 64 hexadecimal digits'):
+        connect_worker_probe_fingerprint(filter_input(BASE, key))
 
 
 def test_each_input_changes_the_digest() -> None:
