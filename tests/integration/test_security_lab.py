@@ -26,7 +26,8 @@ VERBOSE_SITE_LOG = ansible_run.REPO_ROOT / "build" / "site-vvv.log"
 HOST_LOG_MATCHES = ("umask 077; cat > /root/.itest-patterns; "
                     "{ journalctl --no-pager -o export; cat /var/log/syslog /var/log/messages 2>/dev/null; } "
                     "| grep -a -o -F -f /root/.itest-patterns | sort -u; rm -f /root/.itest-patterns")
-FILE_SET_INVOCATIONS = "journalctl --no-pager -a -o cat | grep -c 'file_set Invoked with'"
+# AnsibleModule logs "Invoked with ..." under the identifier ansible-<module name>.
+FILE_SET_INVOCATIONS = "journalctl --no-pager -a -o short -t ansible-kafka_dr.mm2.file_set | grep -c 'Invoked with'"
 
 
 class Secrets(dict):
