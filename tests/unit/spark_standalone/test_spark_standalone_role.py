@@ -85,3 +85,17 @@ def test_a_cluster_without_a_secret_or_a_master_in_the_play_is_refused(tmp_path:
     assert message in done.stdout and 'Nothing was changed' in done.stdout, done.stdout[-2000:]
     assert not list(tmp_path.glob('*.service'))
     assert 'xq7Zshort' not in done.stdout + done.stderr
+
+
+def test_a_setting_with_a_line_break_is_refused_and_others_are_escaped(tmp_path: Path) -> None:
+    done = render(tmp_path, spark_standalone_conf={'spark.app.name': 'dr\nspark.authenticate false'})
+    assert done.returncode != 0
+    assert 'spark_standalone_conf: the value of spark.app.name must not hold a line break' in done.stdout, done.stdout[-2000:]
+    assert SECRET not in done.stdout + done.stderr
+    done = render(tmp_path, spark_standalone_conf={'spark.executor.extraJavaOptions': '-Dpath=C:\\tmp -Dx=100%'},
+                  spark_standalone_conf_dir='/etc/spark conf')
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert 'spark.executor.extraJavaOptions -Dpath=C:\\\\tmp -Dx=100%\n' in (tmp_path / 'node-1-spark-defaults.conf').read_text()
+    worker = (tmp_path / 'node-1-spark-worker.service').read_text()
+    assert 'Environment="SPARK_CONF_DIR=/etc/spark conf"\n' in worker
+    assert ' --properties-file "/etc/spark conf/spark-defaults.conf" ' in worker
