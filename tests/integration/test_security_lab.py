@@ -137,6 +137,32 @@ def test_no_host_log_holds_a_secret(lab_secrets: dict[str, str]) -> None:
         assert leaked(found.stdout, spellings) == [], host
 
 
+# Each exporter the lab runs, as its host reaches it (no authentication on the lab's own network).
+EXPORTERS = tuple((host, 9404) for host in LAB_HOSTS) + tuple((host, 9405) for host in lab.CONNECT_WORKERS)
+FETCH_METRICS = ("python3 -c 'import sys, urllib.request; "
+                 "sys.stdout.write(urllib.request.urlopen(\"http://%s:%d/metrics\", timeout=30).read().decode())'")
+
+
+def test_no_exporter_serves_a_secret(lab_secrets: dict[str, str]) -> None:
+    """The JMX exporters carry the JVMs' MBeans (client configs among them) and the watchdog its settings'
+    names: neither may show a secret in any spelling."""
+    spellings = log_spellings(lab_secrets)
+    for host, port in EXPORTERS:
+        served = exec_on(host, FETCH_METRICS % (host, port))
+        assert served.returncode == 0 and "# TYPE" in served.stdout, (host, port, served.stderr[-500:])
+        assert leaked(served.stdout, spellings) == [], (host, port)
+
+
+def test_no_report_on_the_controller_holds_a_secret(lab_secrets: dict[str, str]) -> None:
+    """What the playbooks leave on the controller: failover, readiness and validation reports, state files."""
+    spellings = log_spellings(lab_secrets)
+    files = [path for folder in ("reports", "build") for path in (ansible_run.REPO_ROOT / folder).rglob("*")
+             if path.is_file() and path.suffix in (".json", ".jsonl", ".txt", ".md", ".html", ".csv")]
+    assert files, "no report on the controller to search"
+    found = {str(path): leaked(path.read_bytes(), spellings) for path in files}
+    assert {path: names for path, names in found.items() if names} == {}
+
+
 def test_module_diff_masks_an_inline_secret(lab_secrets: dict[str, str]) -> None:
     """A connector config with a literal password (what the guides do): check mode with diff
     shows the key but never the value."""
