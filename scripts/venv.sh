@@ -17,7 +17,7 @@ if [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != "$pins" ]; then
   # PYTHONDONTWRITEBYTECODE keeps them from writing their own. As with pip, a file that does
   # not compile is only reported.
   .venv/bin/pip install -q --disable-pip-version-check --no-compile -r requirements.txt
-  used=$(sed -n 's/^ *- name: \([a-z_]*\)\.\([a-z_]*\)$/\1\/\2/p' requirements.yml | paste -sd'|')
+  used=$(sed -n 's/^ *- name: \([a-z0-9_]*\)\.\([a-z0-9_]*\)$/\1\/\2/p' requirements.yml | paste -sd'|')
   .venv/bin/python -m compileall -q -j 0 -x "ansible_collections/(?!($used)/)[^/]+/[^/]+/" \
     .venv/lib/python*/site-packages || echo "setup: some files were left without bytecode"
   echo "$pins" >.venv/.requirements.sha256
