@@ -28,17 +28,14 @@ fi
 # disk, so together they take about as long as the longest. The Maven steps stay in one lane:
 # a Maven local repository is not safe for two builds at once.
 
-# The Python venv with the pinned controller packages and collections, then pyspark as wheels
-# for the task nodes, so a node installs the validation job without reaching a package index.
+# The Python venv with the pinned controller packages and collections, then the task nodes'
+# packages (pyspark's sdist, py4j, setuptools) as the roles' hash-locked requirements pin them, so a
+# node installs the validation job and the failover tool without reaching a package index.
 python_lane() {
   scripts/venv.sh
-  local pyspark_pin py4j_pin
-  pyspark_pin=$(grep -E '^pyspark==' requirements.txt)
-  py4j_pin=$(.venv/bin/pip show py4j 2>/dev/null | sed -n 's/^Version: /py4j==/p')
-  if ! ls "$cache/wheels/${pyspark_pin/==/-}-"*.whl >/dev/null 2>&1 || ! ls "$cache/wheels/${py4j_pin/==/-}-"*.whl >/dev/null 2>&1; then
-    echo "setup: building $pyspark_pin and $py4j_pin wheels for the task nodes"
-    .venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w "$cache/wheels" "$pyspark_pin" "$py4j_pin"
-  fi
+  .venv/bin/python scripts/fetch_python_packages.py --cache "$cache/wheels" \
+    --build-requirements roles/replication_check/files/requirements/build.txt \
+    roles/replication_check/files/requirements/pyspark-*.txt roles/failover/files/requirements/py4j-*.txt
 }
 
 # The docker engine, then the lab's and Molecule's base image.
