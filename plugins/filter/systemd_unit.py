@@ -12,8 +12,8 @@ version_added: 0.4.0
 description:
   - Returns the value for a plain directive of a unit (C(Description=), C(User=), C(WorkingDirectory=) ...), with
     C(%) written C(%%) so that systemd expands no specifier of the inventory's.
-  - A line break or any other control character is refused, naming O(name): it would end the directive and start
-    another. So is a value that ends with a backslash, which joins the next line.
+  - A line break or any other control character is refused, naming O(name), since it would end the directive and
+    start another. So is a value that ends with a backslash, which joins the next line.
   - This file also holds filter C(systemd_env) (C(value | systemd_env('NAME', 'variable')) gives the argument of
     C(Environment=) that sets C(NAME), double-quoted with backslashes and double quotes escaped when the value holds blanks,
     quotes or backslashes), filter C(systemd_exec) (a list of words as an C(ExecStart=) line - C(%) as C(%%), C($) as C($$),

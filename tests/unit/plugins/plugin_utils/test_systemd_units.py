@@ -29,7 +29,7 @@ HARD_WORDS = ['a b', 'say "hi"', "it's", 'C:\\dir\\', '100%n', '$HOME', '${JAVA_
 
 def unescaped(text: str) -> str:
     """What systemd makes of specifier and variable escapes once a word is split off."""
-    assert not re.search(r'%[^%]', text.replace('%%', '')), 'a lone % would be a specifier: %r' % text
+    assert not re.search(r'%[^%]', text.replace('%%', '')), 'a lone %% would be a specifier: %r' % text
     return text.replace('%%', '%')
 
 
