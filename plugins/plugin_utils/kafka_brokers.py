@@ -189,3 +189,25 @@ def kafka_broker_voters(members: Iterable[str], hostvars: Mapping[str, Mapping[s
                  host_vars.get('kafka_broker_controller_port', controller_port))
         voters.append('%s@%s:%s' % tuple(jinja_text(part) for part in parts))
     return ','.join(voters) or None
+
+
+# Kafka's own default of log.dirs when neither log.dirs nor log.dir is set.
+KAFKA_DEFAULT_LOG_DIR = '/tmp/kafka-logs'
+
+
+def kafka_broker_log_dirs(properties: Mapping[str, Any]) -> List[str]:
+    """The directories a broker keeps its partitions and its KRaft metadata in, as Kafka reads server.properties:
+    log.dirs (comma-separated), else log.dir, else Kafka's default; then metadata.log.dir when set elsewhere."""
+    if not isinstance(properties, Mapping):
+        raise ValueError('kafka_broker_log_dirs expects the broker properties, got %s' % type(properties).__name__)
+
+    def setting(key: str) -> str:
+        value = properties.get(key)
+        return '' if value is None else jinja_text(value).strip()
+
+    listed = setting('log.dirs') or setting('log.dir') or KAFKA_DEFAULT_LOG_DIR
+    directories: List[str] = []
+    for directory in [part.strip() for part in listed.split(',')] + [setting('metadata.log.dir')]:
+        if directory and directory not in directories:
+            directories.append(directory)
+    return directories
