@@ -120,7 +120,7 @@ def test_verbose_site_output_holds_no_secret(lab_secrets: dict[str, str]) -> Non
     assert leaked(site_output, lab_secrets) == []
     install = ansible_run.playbook("playbooks/validate.yml", "-vvv", "--tags", "replication_check_install")
     assert install.returncode == 0, install.output[-3000:]
-    assert "package and client settings (secrets stay in 0600 files)" in install.output
+    assert "package and client settings (secrets stay in files of root and the verification's group)" in install.output
     assert leaked(install.output, lab_secrets) == []
 
 

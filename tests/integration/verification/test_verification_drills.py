@@ -203,8 +203,12 @@ def test_deployed_as_services_and_a_rerun_changes_nothing(continuous: lab.Playbo
     assert rerun.changed() == 0, rerun.output[-5000:]
     timers = node("systemctl", "list-timers", f"{UNIT}.timer", "--no-pager")
     assert f"{UNIT}.timer" in timers, timers
-    owner = node("ps", "-o", "user=", "-C", "python", "-C", "python3", "-o", "args=")
-    assert any(line.split()[0] == "nobody" and "mm2_validator.continuous serve" in line for line in owner.splitlines()), owner
+    # Each as its own account (docs/security.md, "Services on the hosts"); ps shortens longer names without a width.
+    owner = node("ps", "-o", "user:32=", "-C", "python", "-C", "python3", "-o", "args=")
+    assert any(line.split()[0] == "kafka-dr-verification" and "mm2_validator.continuous serve" in line
+               for line in owner.splitlines()), owner
+    account = node("systemctl", "show", "-p", "User", "-p", "Group", f"{UNIT}.service")
+    assert sorted(account.split()) == ["Group=kafka-dr-verify", "User=kafka-dr-verify"], account
     samples = wait_proven(TAMPERED)
     assert per_partition(samples, "proven_offset", TAMPERED) == {0: TAMPER_PROVEN}
     assert flow_figure(samples, "interval_seconds") == INTERVAL

@@ -68,9 +68,15 @@ def test_the_timer_starts_the_next_run_after_the_previous_ended(units: Dict[str,
     assert 'OnUnitActiveSec' not in timer
 
 
+def test_the_increments_run_as_their_own_account(units: Dict[str, str]) -> None:
+    service = units['kafka-dr-verify-src-dst.service']
+    assert directive(service, 'User') == 'kafka-dr-verify' and directive(service, 'Group') == 'kafka-dr-verify'
+    assert directive(service, 'ProtectSystem') == 'strict' and directive(service, 'NoNewPrivileges') == 'yes'
+
+
 def test_the_exporter_serves_the_state_directory_unprivileged(units: Dict[str, str]) -> None:
     exporter = units['kafka-dr-verification.service']
-    assert directive(exporter, 'User') == 'nobody'
+    assert directive(exporter, 'User') == 'kafka-dr-verification'
     assert directive(exporter, 'ExecStart').endswith(
         '-m mm2_validator.continuous serve --dir /var/lib/kafka-dr/validator --address 0.0.0.0 --port 9407')
 
