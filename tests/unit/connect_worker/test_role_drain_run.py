@@ -55,7 +55,9 @@ def drain(tmp_path: Path, remaining: FakeConnect, others: Dict[str, Any], timeou
     hosts: Dict[str, Any] = {'drained': {'connect_worker_state': 'absent'}}
     hosts.update({name: dict(settings, connect_worker_rest_port=port) for name, settings in others.items()})
     inventory = tmp_path / 'inventory.yml'
-    inventory.write_text(yaml.safe_dump({'all': {'vars': {'ansible_python_interpreter': sys.executable},
+    # Every worker on plain HTTP without authentication (accepted on purpose), as the fake REST API serves.
+    plain = {'connect_worker_rest_scheme': 'http', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_insecure': True}
+    inventory.write_text(yaml.safe_dump({'all': {'vars': {'ansible_python_interpreter': sys.executable, **plain},
                                                  'children': {'connect_workers': {'hosts': hosts}}}}))
     extra = {'__connect_worker_host_state': host_state or STOPPED, 'connect_worker_drain_timeout': timeout}
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
