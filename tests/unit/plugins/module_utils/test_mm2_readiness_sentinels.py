@@ -11,7 +11,6 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import KafkaRecord
-from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_failover import naming
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import (
     EMPTY_COPIED,
     EMPTY_NEVER_WRITTEN,
@@ -24,7 +23,6 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import 
     RP_RECORD,
     RP_TARGET_COUNT,
     Readiness,
-    ReadinessRequest,
     accepted_starts_document,
     accepted_starts_of,
     readiness_state,
@@ -37,6 +35,7 @@ from ansible_collections.kafka_dr.mm2.plugins.module_utils.mm2_readiness import 
 
 from fake_kafka_side import FakeClock
 from fake_readiness_side import FakeAdminSide, sync_log
+from test_mm2_readiness import request
 
 NOW = 1_700_000_100.0
 TOPIC, REMOTE = 'foo.orders', 'src.foo.orders'
@@ -69,13 +68,7 @@ def clusters(produced: int, log_start: int, copied: int, syncs: Sequence[Tuple[i
 
 
 def readiness(source: FakeAdminSide, target: FakeAdminSide, **changes: Any) -> Dict[str, Any]:
-    remote_topic, source_topic = naming('default', 'src', '.')
-    values: Dict[str, Any] = dict(flow='src->dst', source_alias='src', target_alias='dst', topics_regex=r'foo\..*',
-                                  checkpoints_topic=CHECKPOINTS_TOPIC, offset_syncs_topic=SYNCS_TOPIC,
-                                  offset_syncs_location='source', remote_topic=remote_topic, source_topic=source_topic,
-                                  producer_topic=lambda topic: topic, rpo_seconds=60.0, max_scan_records=1000)
-    values.update(changes)
-    report = Readiness(ReadinessRequest(**values), source, target, clock=FakeClock(NOW)).run().as_dict()
+    report = Readiness(request(**changes), source, target, clock=FakeClock(NOW)).run().as_dict()
     json.dumps(report)
     return report
 
