@@ -12,8 +12,10 @@ version_added: 0.2.0
 description:
   - Returns C(<scheme>://<host>:<port>) for this host's worker first, then for each other host of the play in
     order, each once.
-  - Over C(https) this host's worker is named O(advertised_host) (the name in its certificate), else C(127.0.0.1);
-    the other workers are named as the play names them.
+  - Over C(https) this host's worker is named O(advertised_host) (the name in its certificate); over C(http), with
+    O(hostvars), by the address its listener binds (C(connect_worker_rest_listen_address), else C(ansible_host), else
+    its name, as role kafka_dr.mm2.connect_worker defaults it; C(127.0.0.1) when it binds every address), else
+    C(127.0.0.1). The other workers are named as the play names them.
   - With O(hostvars), the hosts whose C(connect_worker_state) is V(absent) (workers drained by role
     kafka_dr.mm2.connect_worker) are left out, this host too; a C(connect_worker_state) other than V(present) or
     V(absent) is refused, naming the host.

@@ -43,6 +43,7 @@ options:
       rest_ssl_truststore_password: {description: REST trust store password; empty for none., type: str, required: true}
       rest_advertised_host: {description: Name of the worker in its certificate., type: str, required: true}
       rest_port: {description: Port of the REST server., type: int, required: true}
+      rest_listen_address: {description: "The address the REST listener binds: the plain HTTP health gate calls it (C(127.0.0.1) for every address).", type: str, required: true}
       metrics_address: {description: Address the JMX exporter agent binds., type: str, required: true}
       metrics_port: {description: Port of the JMX exporter agent., type: int, required: true}
       exporter_tls: {description: The JMX exporter agent serves HTTPS., type: bool, required: true}
@@ -68,7 +69,7 @@ _value:
     store_paths: {description: The key and trust stores the worker reads., type: list, elements: str}
     watchdog_exporter_url: {description: Where the watchdog reads the worker's JMX exporter., type: str}
     watchdog_metrics_url: {description: Where the watchdog's own metrics are read on this host., type: str}
-    health_base_url: {description: "How the health gate reaches this worker, for example C(http://127.0.0.1:8083).", type: str}
+    health_base_url: {description: "How the health gate reaches this worker, for example C(https://task-1.example.com:8083).", type: str}
 """
 
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import connect_worker_derived as _connect_worker_derived

@@ -205,9 +205,11 @@ def override_policy_hint(worker: WorkerVersion, messages: Iterable[str]) -> Opti
     default = ('defaults connector.client.config.override.policy to None before 3.0 (3.0 made it All)'
                if worker.kafka is not None and worker.kafka < OVERRIDE_POLICY_DEFAULT_ALL
                else 'is configured with a connector.client.config.override.policy that refuses them')
-    return ('Kafka Connect %s %s; the connector sets client overrides (*.override.*): set '
-            'connector.client.config.override.policy=All on every worker of the Connect cluster and restart '
-            'them, or leave the overrides out of the flow' % (worker.text(), default))
+    return ('Kafka Connect %s %s; the connector sets client overrides (*.override.*): on every worker of the '
+            'Connect cluster, list the settings in connector.client.config.override.allowlist with '
+            'connector.client.config.override.policy=Allowlist (Kafka 4.2 and later; role connect_worker: '
+            'connect_worker_client_config_override_allowlist), or set connector.client.config.override.policy=All '
+            'on older workers, and restart them; or leave the overrides out of the flow' % (worker.text(), default))
 
 
 # ---- exactly-once source -------------------------------------------------------------------

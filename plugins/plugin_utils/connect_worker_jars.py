@@ -25,7 +25,7 @@ import re
 import zipfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import NOTHING_CHANGED, jinja_bool, jinja_text, require_settings
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import NOTHING_CHANGED, jinja_bool, jinja_text, kafka_release, require_settings
 
 VARIABLE = 'connect_worker_plugin_jars'
 JAR_KEYS = ('src', 'sha256', 'name', 'classpath')
@@ -145,11 +145,6 @@ def connect_worker_plugin_jars(jars: Any, plugin_dir: str, classpath_dir: str, g
     return {'directories': directories, 'files': files, 'classpath': classpath, 'jar_directories': jar_directories}
 
 
-def _kafka_version(version: Any) -> Optional[Tuple[int, int]]:
-    match = re.match(r'^\s*(\d+)\.(\d+)', jinja_text(version))
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
 def _manifests(path: str) -> Tuple[Optional[List[str]], str]:
     """The Connect plugin types the jar declares in ServiceLoader manifests, or None and why it could not be read."""
     try:
@@ -204,7 +199,7 @@ def connect_worker_plugin_jar_errors(check: Mapping[str, Any]) -> List[str]:
                           % (_where(index, jar), src, jinja_text(stat.get('checksum')) or '(none computed)', expected))
         else:
             verified.append((jar, src))
-    version = _kafka_version(kafka_version)
+    version = kafka_release(kafka_version)
     if jinja_text(discovery).strip() == 'service_load' and (version is None or version >= DISCOVERY_SINCE):
         errors.extend(_discovery_errors(entries, verified, plugin_dir, classpath_dir))
     return ['connect_worker: %s %s' % (error, NOTHING_CHANGED) for error in errors]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Mapping
 
-from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import watchdog_worker_id
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.connect_workers import local_host, watchdog_worker_id
 from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.role_rules import NOTHING_CHANGED, jinja_text, require_settings
 
 STATE_VAR = 'connect_worker_state'
@@ -168,9 +168,19 @@ def connect_worker_assignments(connectors: Any, drained_worker_id: str) -> List[
     return held
 
 
+def local_rest_host(hostvars: Any, host: str) -> str:
+    """How a plain HTTP client on `host` reaches its worker: the address its listener binds, as role connect_worker
+    defaults it (the host's ansible_host, else its name); loopback when it binds every address or without hostvars."""
+    if hostvars is None:
+        return '127.0.0.1'
+    host_vars = _host_vars(hostvars, host)
+    return local_host(jinja_text(host_vars.get('connect_worker_rest_listen_address', host_vars.get('ansible_host', host))).strip())
+
+
 def connect_rest_urls(play_hosts: Any, this_host: str, scheme: str, port: Any, advertised_host: str,
                       hostvars: Any = None) -> List[str]:
-    """The REST URL of this host's worker first (its certificate's name over https, else 127.0.0.1), then the other hosts'.
+    """The REST URL of this host's worker first (its certificate's name over https, else the address its plain HTTP
+    listener binds), then the other hosts'.
 
     With hostvars, the hosts whose connect_worker_state is absent (drained workers) are left out, this one too.
     """
@@ -184,5 +194,5 @@ def connect_rest_urls(play_hosts: Any, this_host: str, scheme: str, port: Any, a
     for host in play_hosts:
         if host != this_host and host not in others and running(host):
             others.append(host)
-    local = [advertised_host if scheme == 'https' else '127.0.0.1'] if running(this_host) else []
+    local = [advertised_host if scheme == 'https' else local_rest_host(hostvars, this_host)] if running(this_host) else []
     return ['%s://%s:%s' % (scheme, host, port) for host in local + others]

@@ -32,6 +32,7 @@ CONNECT_WORKER_DERIVED_OPTIONS = (
     'rest_ssl_truststore_location', 'rest_ca_path', 'rest_ssl_keystore_password', 'rest_ssl_key_password',
     'rest_ssl_truststore_password', 'rest_advertised_host', 'metrics_address', 'metrics_port', 'exporter_tls',
     'auto_restart_exporter_url', 'auto_restart_metrics_address', 'auto_restart_metrics_port', 'rest_port',
+    'rest_listen_address',
 )
 # Addresses that bind every interface: a local client reaches them on the loopback address.
 ANY_ADDRESS = ('0.0.0.0', '::', '')
@@ -79,13 +80,15 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
         'watchdog_exporter_url': exporter_url,
         'watchdog_metrics_url': 'http://%s:%s/metrics' % (
             local_host(worker['auto_restart_metrics_address']), worker['auto_restart_metrics_port']),
-        'health_base_url': health_base_url(rest_https, worker['rest_advertised_host'], worker['rest_port']),
+        'health_base_url': health_base_url(rest_https, worker['rest_advertised_host'], worker['rest_port'],
+                                           worker['rest_listen_address']),
     }
 
 
-def health_base_url(rest_https: Any, advertised_host: Any, port: Any) -> str:
-    """How this host reaches its worker: HTTPS on the name in the certificate, else plain HTTP on loopback."""
-    host = 'https://%s' % advertised_host if rest_https else 'http://127.0.0.1'
+def health_base_url(rest_https: Any, advertised_host: Any, port: Any, listen_address: Any = '0.0.0.0') -> str:
+    """How this host reaches its worker: HTTPS on the name in the certificate, else plain HTTP on the address the
+    listener binds (loopback when it binds every address)."""
+    host = 'https://%s' % advertised_host if rest_https else 'http://%s' % local_host(jinja_text(listen_address).strip())
     return '%s:%s' % (host, jinja_text(port))
 
 

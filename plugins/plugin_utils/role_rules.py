@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from typing import Any, Iterable, List, Mapping
+from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
 NOTHING_CHANGED = 'Nothing was changed.'
 _TRUE = frozenset(('yes', 'on', 'true', '1'))
@@ -36,8 +36,11 @@ CONNECT_WORKER_VARIABLES = (
     'connect_worker_kafka_kerberos_principal', 'connect_worker_kafka_kerberos_keytab',
     'connect_worker_rest_scheme', 'connect_worker_rest_ssl_keystore_type', 'connect_worker_rest_basic_auth',
     'connect_worker_rest_users', 'connect_worker_rest_listen_address', 'connect_worker_rest_ssl_client_auth',
-    'connect_worker_rest_insecure', 'connect_worker_rest_admin_port',
+    'connect_worker_rest_insecure', 'connect_worker_rest_admin_port', 'connect_worker_client_config_override_policy',
+    'kafka_install_version',
 )
+# KIP-1188 added the override policy Allowlist in Kafka 4.2.
+ALLOWLIST_POLICY_SINCE = (4, 2)
 
 KAFKA_BROKER_VARIABLES = (
     'inventory_hostname', 'kafka_broker_group', 'kafka_broker_group_members', 'kafka_broker_client_listeners',
@@ -156,7 +159,18 @@ def connect_worker_errors(settings: Mapping[str, Any]) -> List[str]:
     if admin_port and (not 0 < admin_port < 65536 or admin_port == rest_port):
         broken('connect_worker_rest_admin_port must be 0 (no admin listener) or 1-65535 and differ from '
                'connect_worker_rest_port (got %s).' % jinja_text(get('connect_worker_rest_admin_port')))
+    kafka_version = kafka_release(get('kafka_install_version'))
+    if get('connect_worker_client_config_override_policy') == 'Allowlist' and (kafka_version or (0, 0)) < ALLOWLIST_POLICY_SINCE:
+        broken('connect_worker_client_config_override_policy=Allowlist needs Kafka 4.2 or later (kafka_install_version '
+               'is %s): upgrade, or set the policy to All.' % jinja_text(get('kafka_install_version')))
     return errors
+
+
+
+def kafka_release(version: Any) -> Optional[Tuple[int, int]]:
+    """A Kafka version's major and minor numbers ('4.3.1' -> (4, 3)); None when it does not start with them."""
+    match = re.match(r'^\s*(\d+)\.(\d+)', jinja_text(version))
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def is_loopback(address: str) -> bool:

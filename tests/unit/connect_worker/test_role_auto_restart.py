@@ -108,7 +108,8 @@ def test_defaults_and_overrides_of_a_plain_http_worker(tmp_path: Path) -> None:
         'ansible_python_interpreter': sys.executable,
     })
     config = parse_config(json.loads((out / 'localhost.json').read_text()))
-    assert config.urls == ('http://127.0.0.1:8083',)
+    # Plain HTTP: the listener binds the host's inventory address by default.
+    assert config.urls == ('http://localhost:8083',)
     assert config.worker_id == 'task-a.example.com:18083'
     assert (config.username, config.password, config.ca_path) == ('', '', '')
     assert (config.max_restarts, config.poll_interval, config.metrics_address, config.metrics_port) == (5, 10, '10.0.0.7', 9500)

@@ -78,6 +78,6 @@ def test_the_last_worker_of_a_cluster_is_refused_naming_cluster_and_host(rendere
 
 
 def test_mirrormaker_asks_no_drained_worker(rendered: Dict[str, Dict[str, Any]]) -> None:
-    assert rendered['c1']['urls'] == ['http://127.0.0.1:8083', 'http://c3:8083', 'http://c5:8083']
+    assert rendered['c1']['urls'] == ['http://c1:8083', 'http://c3:8083', 'http://c5:8083']
     # A drained host that runs the role's once-per-cluster steps does not ask its own stopped worker.
     assert rendered['c2']['urls'] == ['http://c1:8083', 'http://c3:8083', 'http://c5:8083']

@@ -159,7 +159,7 @@ def test_scram_worker_clients(rendered: Any) -> None:
 def test_https_rest_listener(rendered: Any) -> None:
     props = rendered.properties('worker_scram_https', 'connect-distributed.properties')
     reference = '${file:/etc/kafka/connect/secrets/worker.properties:%s}'
-    assert props['listeners'] == 'https://0.0.0.0:8083'
+    assert props['listeners'] == 'https://worker_scram_https:8083'
     assert props['rest.advertised.listener'] == 'https'
     assert props['listeners.https.ssl.keystore.type'] == 'PKCS12'
     assert props['listeners.https.ssl.keystore.location'] == '/etc/kafka/tls/keystore.p12'
@@ -204,7 +204,7 @@ def test_plain_worker(rendered: Any) -> None:
         'sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required '
                             'username="connect" password="%s";' % PLAIN_PASSWORD}
     assert 'listeners.https.ssl.keystore.location' not in props
-    assert props['listeners'] == 'http://0.0.0.0:8083'
+    assert props['listeners'] == 'http://worker_plain:8083'
 
 
 def test_mtls_worker_presents_its_certificate(rendered: Any) -> None:

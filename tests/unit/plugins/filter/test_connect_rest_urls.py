@@ -69,7 +69,7 @@ def test_a_single_host_name_is_refused() -> None:
 def test_drained_workers_are_left_out_with_hostvars() -> None:
     hostvars = {'c1': {'connect_worker_state': 'absent'}, 'c2': {}, 'c3': {'connect_worker_state': 'present'}}
     assert connect_rest_urls(['c1', 'c2', 'c3'], 'c2', 'http', 8083, 'c2', hostvars) == [
-        'http://127.0.0.1:8083', 'http://c3:8083']
+        'http://c2:8083', 'http://c3:8083']
 
 
 def test_a_drained_local_worker_is_not_asked_first() -> None:
@@ -79,7 +79,19 @@ def test_a_drained_local_worker_is_not_asked_first() -> None:
 
 
 def test_a_host_outside_hostvars_runs_a_worker() -> None:
-    assert connect_rest_urls(['c1', 'c2'], 'c1', 'http', 8083, 'c1', {'c1': {}}) == ['http://127.0.0.1:8083', 'http://c2:8083']
+    assert connect_rest_urls(['c1', 'c2'], 'c1', 'http', 8083, 'c1', {'c1': {}}) == ['http://c1:8083', 'http://c2:8083']
+
+
+@pytest.mark.parametrize('host_vars, local', [
+    ({}, 'http://c1:8083'),
+    ({'ansible_host': '10.0.0.5'}, 'http://10.0.0.5:8083'),
+    ({'ansible_host': '10.0.0.5', 'connect_worker_rest_listen_address': '127.0.0.1'}, 'http://127.0.0.1:8083'),
+    ({'connect_worker_rest_listen_address': '0.0.0.0'}, 'http://127.0.0.1:8083'),
+    ({'connect_worker_rest_listen_address': 'fd00::5'}, 'http://[fd00::5]:8083'),
+], ids=['inventory name', 'ansible_host', 'listen address', 'every address', 'IPv6'])
+def test_plain_http_reaches_the_local_worker_where_its_listener_binds(host_vars: Dict[str, Any], local: str) -> None:
+    """Role connect_worker binds the listener to the host's inventory address unless told otherwise."""
+    assert connect_rest_urls(['c1', 'c2'], 'c1', 'http', 8083, 'c1', {'c1': host_vars})[0] == local
 
 
 def test_a_wrong_state_is_refused_naming_the_host() -> None:

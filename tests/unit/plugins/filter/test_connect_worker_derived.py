@@ -35,7 +35,7 @@ BASE: Dict[str, Any] = {
     'rest_ssl_keystore_password': '', 'rest_ssl_key_password': '', 'rest_ssl_truststore_password': '',
     'rest_advertised_host': 'dst-connect-1', 'metrics_address': '0.0.0.0', 'metrics_port': 9404,
     'jmx_exporter_tls_keystore_path': '', 'auto_restart_exporter_url': '', 'auto_restart_metrics_address': '127.0.0.1',
-    'auto_restart_metrics_port': 9405, 'rest_port': 8083,
+    'auto_restart_metrics_port': 9405, 'rest_port': 8083, 'rest_listen_address': '0.0.0.0',
 }
 
 CASES: Dict[str, Dict[str, Any]] = {
@@ -105,6 +105,17 @@ def test_defaults_derive_nothing_but_the_urls() -> None:
     assert result['watchdog_exporter_url'] == 'http://127.0.0.1:9404/metrics'
     assert result['watchdog_metrics_url'] == 'http://127.0.0.1:9405/metrics'
     assert result['health_base_url'] == 'http://127.0.0.1:8083'
+
+
+@pytest.mark.parametrize('address, url', [('10.0.0.5', 'http://10.0.0.5:8083'), ('task-1', 'http://task-1:8083'),
+                                          ('fd00::5', 'http://[fd00::5]:8083'), ('::', 'http://127.0.0.1:8083')])
+def test_plain_http_health_gate_calls_the_address_the_listener_binds(address: str, url: str) -> None:
+    assert connect_worker_derived(filter_input(dict(BASE, rest_listen_address=address), False))['health_base_url'] == url
+
+
+def test_https_health_gate_calls_the_name_in_the_certificate_whatever_the_address() -> None:
+    result = connect_worker_derived(filter_input(dict(BASE, rest_https=True, rest_listen_address='10.0.0.5'), False))
+    assert result['health_base_url'] == 'https://dst-connect-1:8083'
 
 
 def test_missing_settings_are_named() -> None:

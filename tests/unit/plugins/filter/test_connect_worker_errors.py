@@ -33,6 +33,7 @@ BASE: Dict[str, Any] = {
     'connect_worker_rest_ssl_keystore_type': 'PKCS12', 'connect_worker_rest_basic_auth': False, 'connect_worker_rest_users': [],
     'connect_worker_rest_listen_address': '0.0.0.0', 'connect_worker_rest_ssl_client_auth': 'none',
     'connect_worker_rest_insecure': True, 'connect_worker_rest_admin_port': 8084,
+    'connect_worker_client_config_override_policy': 'All', 'kafka_install_version': '3.9.1',
 }
 # The role's defaults: HTTPS with basic authentication, given its first account.
 SECURE = dict(BASE, connect_worker_rest_scheme='https', connect_worker_rest_basic_auth=True, connect_worker_rest_insecure=False,
@@ -173,3 +174,17 @@ def test_the_admin_port_is_another_valid_port_or_zero(port: int) -> None:
     (error,) = connect_worker_errors(dict(SECURE, connect_worker_rest_admin_port=port))
     assert 'connect_worker_rest_admin_port' in error
     assert connect_worker_errors(dict(SECURE, connect_worker_rest_admin_port=0)) == []
+
+
+@pytest.mark.parametrize('version', ['4.2.0', '4.3.1', '5.0'])
+def test_the_allowlist_policy_is_accepted_from_kafka_4_2(version: str) -> None:
+    settings = dict(SECURE, connect_worker_client_config_override_policy='Allowlist', kafka_install_version=version)
+    assert connect_worker_errors(settings) == []
+
+
+@pytest.mark.parametrize('version', ['4.1.1', '3.9.1', 'trunk'])
+def test_the_allowlist_policy_on_older_kafka_is_refused_naming_the_fallback(version: str) -> None:
+    settings = dict(SECURE, connect_worker_client_config_override_policy='Allowlist', kafka_install_version=version)
+    (error,) = connect_worker_errors(settings)
+    assert 'needs Kafka 4.2 or later (kafka_install_version is %s)' % version in error
+    assert 'set the policy to All' in error and error.endswith('Nothing was changed.')

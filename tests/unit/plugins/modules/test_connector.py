@@ -542,7 +542,7 @@ def test_mirror_plugin_by_alias_on_emr_version(versioned, old_connector):
     assert result['actions'] == ['created'] and result['degraded'] == []
 
 
-@pytest.mark.parametrize('version', ['2.8.2', '3.9.1'])
+@pytest.mark.parametrize('version', ['2.8.2', '3.9.1', '4.3.1'])
 def test_a_refused_client_override_names_the_policy_to_set(versioned, old_connector, version):
     """Before 3.0 a worker refuses every *.override.* by default; the failure says what to set."""
     versioned.version = version
@@ -551,6 +551,7 @@ def test_a_refused_client_override_names_the_policy_to_set(versioned, old_connec
     result = old_connector(name='mm2-msc', config=base_config(**{'producer.override.bootstrap.servers': 'dst:9092'}))
     assert result['failed'] is True
     assert refused in result['msg']
-    assert 'set connector.client.config.override.policy=All on every worker' in result['msg']
+    assert 'list the settings in connector.client.config.override.allowlist' in result['msg']
+    assert 'set connector.client.config.override.policy=All on older workers' in result['msg']
     assert ('defaults connector.client.config.override.policy to None before 3.0' in result['msg']) is (version == '2.8.2')
     assert versioned.writes() == []
