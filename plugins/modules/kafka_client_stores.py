@@ -89,10 +89,11 @@ expiring:
 '''
 
 import datetime
+from typing import Any, Dict
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.connect_config import MASK, mask_config
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_jvm import resolve_file_placeholders
+from ansible_collections.kafka_dr.mm2.plugins.module_utils.masked_invocation import MaskedInvocationModule
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.kafka_stores import StoreReader, check_cluster
 
 ARGUMENT_SPEC = {
@@ -104,8 +105,19 @@ ARGUMENT_SPEC = {
 }
 
 
+def logged_params(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The parameters as the host's journal gets them: each cluster's secret settings masked (a literal store
+    password or JAAS line given where a placeholder belongs), placeholders and the rest visible."""
+    clusters = {}
+    for alias, settings in (params.get('clusters') or {}).items():
+        if isinstance(settings, dict) and isinstance(settings.get('client_properties'), dict):
+            settings = dict(settings, client_properties=mask_config(settings['client_properties']))
+        clusters[alias] = mask_config(settings) if isinstance(settings, dict) else MASK
+    return dict(params, clusters=clusters)
+
+
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module = MaskedInvocationModule(argument_spec=ARGUMENT_SPEC, logged_params=logged_params, supports_check_mode=True)
     keytool = module.get_bin_path(module.params['keytool'], required=False) or module.params['keytool']
     reader = StoreReader(keytool)
     now = datetime.datetime.now(datetime.timezone.utc)

@@ -14,23 +14,21 @@ Errors are ValueError.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, List, Mapping
 
 from ansible_collections.kafka_dr.mm2.plugins.module_utils.java_properties import escape_key, escape_value
-
-CONTROL_RE = re.compile(r'[\x00-\x1f\x7f]')
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.line_values import first_control, scalar_text
 
 
 def conf_text(value: Any, where: str) -> str:
     """A key or value as the former template rendered it ({{ value }}), without control characters."""
-    if value is None or isinstance(value, (Mapping, list, tuple, set)):
+    text = scalar_text(value)
+    if text is None:
         raise ValueError('%s must be a string or a number, got %s' % (where, type(value).__name__))
-    text = str(value)
-    control = CONTROL_RE.search(text)
+    control = first_control(text)
     if control:
         raise ValueError('%s must not hold a line break or other control character (character %d): spark-defaults.conf '
-                         'would read the rest as a setting of its own' % (where, control.start() + 1))
+                         'would read the rest as a setting of its own' % (where, control[0]))
     return text
 
 

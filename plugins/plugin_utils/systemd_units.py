@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, List, Mapping
 
-# Line breaks and every other control character: none has a safe spelling in a unit file.
-CONTROL_RE = re.compile(r'[\x00-\x1f\x7f]')
-CONTROL_NAMES = {'\n': 'a line break', '\r': 'a carriage return', '\t': 'a tab'}
+from ansible_collections.kafka_dr.mm2.plugins.plugin_utils.line_values import first_control, scalar_text
+
 # Characters that make an Exec word or an Environment= assignment need double quotes.
 NEEDS_QUOTES_RE = re.compile(r'[\s"\'\\]')
 # What an executable may not start with: systemd reads these as prefixes (-, @, :, +, !) of ExecStart=.
@@ -34,14 +33,13 @@ DIRECTIVE_RE = re.compile(r'^[A-Za-z][A-Za-z0-9-]*$')
 
 def unit_text(value: Any, name: str) -> str:
     """A scalar as the former templates rendered it ({{ value }}); anything else is refused."""
-    if value is None or isinstance(value, (Mapping, list, tuple, set)):
+    text = scalar_text(value)
+    if text is None:
         raise ValueError('%s: a systemd unit value must be a string or a number, got %s' % (name, type(value).__name__))
-    text = str(value)
-    control = CONTROL_RE.search(text)
+    control = first_control(text)
     if control:
-        char = control.group(0)
         raise ValueError('%s: a systemd unit value must not hold %s (character %d): it would end the directive and start '
-                         'another' % (name, CONTROL_NAMES.get(char, 'the control character %r' % char), control.start() + 1))
+                         'another' % (name, control[1], control[0]))
     return text
 
 
