@@ -16,7 +16,7 @@ parsed like a value written in the line. jaas_escape writes both so that Kafka r
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 # The clients of a Connect worker: its own (group membership, internal topics) and the
 # producer., consumer. and admin. clients it creates for connectors.
@@ -53,6 +53,17 @@ def file_placeholders(keys: Iterable[str], path: str) -> dict:
     if isinstance(keys, str):
         raise ValueError('keys must be a list or a mapping, not the string %r' % keys)
     return {str(key): '${file:%s:%s}' % (path, key) for key in keys}
+
+
+def inline_file_placeholders(properties: Mapping[str, Any], path: str, values: Mapping[str, Any]) -> Dict[str, Any]:
+    """The properties with each placeholder that reads a key of `values` from path replaced by that value.
+
+    For a process whose secrets may not stay behind placeholders: Connect's config providers serve the
+    connectors too, so whatever a worker reads through them, a connector can read as well."""
+    if not isinstance(properties, Mapping) or not isinstance(values, Mapping):
+        raise ValueError('expects the properties and the secret values as mappings')
+    inline = {placeholder: values[key] for key, placeholder in file_placeholders(values, path).items()}
+    return {name: inline.get(value, value) if isinstance(value, str) else value for name, value in properties.items()}
 
 
 # What ends or escapes a quoted JAAS option value, and how the value says it instead.

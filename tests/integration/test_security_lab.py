@@ -237,6 +237,43 @@ def test_rest_api_refuses_anonymous_and_wrong_credentials(lab_brokers: tuple[str
     assert lab.connect_rest("GET", "/connectors")[0] == 200
 
 
+def test_a_connector_overrides_only_the_allowlisted_client_settings(lab_brokers: tuple[str, str]) -> None:
+    """A REST user cannot make a connector's clients load code of their choosing (interceptors, callback
+    handlers, metric reporters): the workers allow only the overrides MM2's connectors set."""
+    config = {"connector.class": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector", "name": "itest-override",
+              "source.cluster.alias": "src", "target.cluster.alias": "dst",
+              "source.cluster.bootstrap.servers": "src-kafka-1:9094", "target.cluster.bootstrap.servers": "dst-kafka-1:9094"}
+
+    def errors(overrides: dict[str, str]) -> dict[str, list[str]]:
+        status, body = lab.connect_rest("PUT", "/connector-plugins/MirrorHeartbeatConnector/config/validate",
+                                        dict(config, **overrides))
+        assert status == 200, body
+        return {entry["value"]["name"]: entry["value"]["errors"] for entry in body["configs"] if entry["value"]["errors"]}
+
+    refused = errors({"producer.override.interceptor.classes": "org.example.Exfiltrate",
+                      "producer.override.metric.reporters": "org.apache.kafka.common.metrics.JmxReporter"})
+    assert sorted(refused) == ["producer.override.interceptor.classes", "producer.override.metric.reporters"]
+    assert all("'Allowlist' policy does not allow" in message for messages in refused.values() for message in messages)
+    assert errors({"producer.override.linger.ms": "5", "producer.override.bootstrap.servers": "dst-kafka-1:9094"}) == {}
+
+
+def test_no_worker_secret_is_where_connector_placeholders_read(lab_secrets: dict[str, str]) -> None:
+    """Connect's config providers serve every connector: they may read the secrets directory only, and no
+    file there holds a secret of the worker's own (its Kafka account, its stores, its REST accounts)."""
+    worker_secrets = {name: lab_secrets[name] for name in ("connect", "store", "rest")}
+    for worker in lab.CONNECT_WORKERS:
+        properties = exec_on(worker, "cat /etc/kafka/connect/connect-distributed.properties").stdout
+        for provider in ("file", "directory"):
+            assert f"config.providers.{provider}.param.allowed.paths={lab.WORKER_SECRETS_DIR}\n" in properties, worker
+        listing = exec_on(worker, f"find {lab.WORKER_SECRETS_DIR} -type f -print")
+        names = sorted(path.rsplit("/", 1)[-1] for path in listing.stdout.split())
+        assert "mm2.properties" in names and not {"worker.properties", "kafka-client.keytab"} & set(names), (worker, names)
+        contents = exec_on(worker, f"find {lab.WORKER_SECRETS_DIR} -type f -exec cat {{}} +").stdout
+        assert leaked(contents, worker_secrets) == [], worker
+        # The worker itself reads them from its properties: no placeholder of its own is left there.
+        assert "${file:" not in properties and leaked(properties, {"connect": lab_secrets["connect"]}) == ["connect"], worker
+
+
 def test_brokers_refuse_plaintext_and_a_wrong_password(lab_brokers: tuple[str, str]) -> None:
     worker = lab.CONNECT_WORKERS[0]
     probe = exec_on(worker, "python3 -c 'import socket; socket.create_connection((\"src-kafka-1\", 9092), 5)'")

@@ -22,7 +22,8 @@ REALM = "KAFKA-DR.LAB"
 KDC = "krb-kdc-1"
 WORKER = lab.CONNECT_WORKERS[0]
 WORKER_SERVICE = "kafka-connect"
-WORKER_KEYTAB = f"{lab.WORKER_SECRETS_DIR}/kafka-client.keytab"
+# The worker's own keytab lives beside its properties, outside the directory connector placeholders read.
+WORKER_KEYTAB = "/etc/kafka/connect/kafka-client.keytab"
 BROKER_LOG = "/var/log/kafka/broker/server.log"
 RUN_ID = f"{int(time.time()) % 10**8:08d}"
 # The principals the lab's clients log in as, and the ACL principal each maps to (DEFAULT rules).
@@ -100,6 +101,8 @@ def test_records_replicate_between_kerberized_clusters(krb_lab: dict[str, lab.Pl
     # Keytabs belong to the service user that reads them, and nobody else reads them.
     assert owner_and_mode(lab.SOURCE_BROKER, "/etc/kafka/broker/secrets/kafka.keytab") == "kafka 600"
     assert owner_and_mode(WORKER, WORKER_KEYTAB) == "kafka 600"
+    # Nothing of the worker's own is where connector placeholders read: only the connectors' secrets.
+    assert not {"kafka-client.keytab", "worker.properties"} & set(docker("exec", WORKER, "ls", "-A", lab.WORKER_SECRETS_DIR).split())
     assert owner_and_mode(WORKER, f"{lab.WORKER_SECRETS_DIR}/mm2.keytab") == "kafka 600"
     # Connector configs name the keytab, never a secret.
     config = lab.connector_config("mm2-src-dst-source")

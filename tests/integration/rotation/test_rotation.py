@@ -17,7 +17,7 @@ from tests.integration import lab
 from tests.integration.rotation import rotation
 from tests.integration.rotation.rotation import RotationLab
 
-WORKER_SECRETS = ("/etc/kafka/connect/secrets/mm2.properties", "/etc/kafka/connect/secrets/worker.properties")
+WORKER_SECRETS = ("/etc/kafka/connect/secrets/mm2.properties", "/etc/kafka/connect/worker-secrets.properties")
 
 
 def login_works(broker: str, username: str, password: str, mechanism: str) -> bool:

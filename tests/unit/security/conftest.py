@@ -130,6 +130,9 @@ class Rendered:
     def text(self, case: str, name: str) -> str:
         return (self.root / case / name).read_text(encoding='utf-8')
 
+    def exists(self, case: str, name: str) -> bool:
+        return (self.root / case / name).exists()
+
     def properties(self, case: str, name: str) -> Dict[str, str]:
         return parse_properties(self.text(case, name))
 

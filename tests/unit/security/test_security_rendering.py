@@ -1,7 +1,9 @@
 """What kafka_broker and connect_worker write for each security setting.
 
 The default settings must render exactly what the roles wrote before security existed
-(golden/); the secured ones must carry no secret outside the secret files.
+(golden/); the secured ones must carry no secret outside the secret files. A worker's own
+secrets sit in its connect-distributed.properties and in worker-secrets.properties beside it,
+never in the secrets directory that connector placeholders may read.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ PLAIN_PASSWORD = 'plain-secret-3'
 REST_PASSWORD = 'rest-secret-4'
 SECRETS = (PLAIN_PASSWORD, REST_PASSWORD, SCRAM_PASSWORD, STORE_PASSWORD)
 CLIENT_PREFIXES = ('', 'producer.', 'consumer.', 'admin.')
+# The worker's own secrets file (for the readiness check's placeholders), and the directory connectors read.
+WORKER_SECRETS = '/etc/kafka/connect/worker-secrets.properties'
+CONNECTOR_SECRETS_DIR = '/etc/kafka/connect/secrets/'
 
 
 def golden(name: str, host: str) -> str:
@@ -38,7 +43,7 @@ def test_defaults_render_what_the_roles_wrote_before(rendered: Any, case: str, n
 
 def test_defaults_have_no_secret_files(rendered: Any) -> None:
     assert rendered.properties('broker_default', 'tls.properties') == {}
-    assert rendered.properties('worker_default', 'worker.properties') == {}
+    assert not rendered.exists('worker_default', 'worker-secrets.properties')
 
 
 # ---- broker -------------------------------------------------------------------------
@@ -144,34 +149,36 @@ def test_pkcs12_store_passwords_are_placeholders(rendered: Any) -> None:
 
 def test_scram_worker_clients(rendered: Any) -> None:
     props = rendered.properties('worker_scram_https', 'connect-distributed.properties')
+    placeholders = rendered.properties('worker_scram_https', 'placeholders.properties')
+    jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="connect" password="%s";' % SCRAM_PASSWORD
     for prefix in CLIENT_PREFIXES:
         assert props[prefix + 'security.protocol'] == 'SASL_SSL'
         assert props[prefix + 'sasl.mechanism'] == 'SCRAM-SHA-512'
-        assert props[prefix + 'sasl.jaas.config'] == '${file:/etc/kafka/connect/secrets/worker.properties:sasl.jaas.config}'
+        assert props[prefix + 'sasl.jaas.config'] == jaas
+        assert placeholders[prefix + 'sasl.jaas.config'] == '${file:%s:sasl.jaas.config}' % WORKER_SECRETS
         assert props[prefix + 'ssl.truststore.type'] == 'PEM'
         assert props[prefix + 'ssl.truststore.location'] == '/etc/kafka/tls/ca.pem'
         assert prefix + 'ssl.keystore.location' not in props
-    secrets = rendered.properties('worker_scram_https', 'worker.properties')
-    assert secrets['sasl.jaas.config'] == (
-        'org.apache.kafka.common.security.scram.ScramLoginModule required username="connect" password="%s";' % SCRAM_PASSWORD)
+    assert rendered.properties('worker_scram_https', 'worker-secrets.properties')['sasl.jaas.config'] == jaas
 
 
 def test_https_rest_listener(rendered: Any) -> None:
     props = rendered.properties('worker_scram_https', 'connect-distributed.properties')
-    reference = '${file:/etc/kafka/connect/secrets/worker.properties:%s}'
+    placeholders = rendered.properties('worker_scram_https', 'placeholders.properties')
     assert props['listeners'] == 'https://worker_scram_https:8083'
     assert props['rest.advertised.listener'] == 'https'
     assert props['listeners.https.ssl.keystore.type'] == 'PKCS12'
     assert props['listeners.https.ssl.keystore.location'] == '/etc/kafka/tls/keystore.p12'
-    assert props['listeners.https.ssl.keystore.password'] == reference % 'rest.ssl.keystore.password'
-    assert props['listeners.https.ssl.key.password'] == reference % 'rest.ssl.key.password'
+    assert props['listeners.https.ssl.keystore.password'] == STORE_PASSWORD
+    assert props['listeners.https.ssl.key.password'] == STORE_PASSWORD
     assert props['listeners.https.ssl.truststore.location'] == '/etc/kafka/tls/truststore.p12'
-    assert props['listeners.https.ssl.truststore.password'] == reference % 'rest.ssl.truststore.password'
+    assert props['listeners.https.ssl.truststore.password'] == STORE_PASSWORD
+    assert placeholders['listeners.https.ssl.keystore.password'] == '${file:%s:rest.ssl.keystore.password}' % WORKER_SECRETS
     assert props['listeners.https.ssl.client.auth'] == 'none'
     # Present even empty (the JVM's cipher suites): Connect 4.2.0 fails to start without it.
     assert props['listeners.https.ssl.cipher.suites'] == ''
     assert props['listeners.https.ssl.endpoint.identification.algorithm'] == 'https'
-    secrets = rendered.properties('worker_scram_https', 'worker.properties')
+    secrets = rendered.properties('worker_scram_https', 'worker-secrets.properties')
     assert secrets['rest.ssl.keystore.password'] == STORE_PASSWORD
     assert secrets['rest.ssl.key.password'] == STORE_PASSWORD
     assert secrets['rest.ssl.truststore.password'] == STORE_PASSWORD
@@ -191,34 +198,38 @@ def test_basic_auth_extension_jaas_and_credentials(rendered: Any) -> None:
 
 
 @pytest.mark.parametrize('case', ['worker_scram_https', 'worker_plain', 'worker_mtls', 'worker_gssapi'])
-def test_no_secret_in_worker_properties_or_unit(rendered: Any, case: str) -> None:
-    for name in ('connect-distributed.properties', 'kafka-connect.service'):
-        text = rendered.text(case, name)
-        assert not [secret for secret in SECRETS if secret in text], name
+def test_no_secret_in_the_unit_and_none_read_from_the_connectors_directory(rendered: Any, case: str) -> None:
+    assert not [secret for secret in SECRETS if secret in rendered.text(case, 'kafka-connect.service')]
+    # The worker reads its own secrets from its properties, never through a placeholder a connector could use.
+    for name in ('connect-distributed.properties', 'placeholders.properties'):
+        assert CONNECTOR_SECRETS_DIR not in rendered.text(case, name), name
+    assert '${file:' not in rendered.text(case, 'connect-distributed.properties')
+    # Kept once more beside them, for the readiness check that resolves the placeholders itself.
+    assert rendered.exists(case, 'worker-secrets.properties')
 
 
 def test_plain_worker(rendered: Any) -> None:
     props = rendered.properties('worker_plain', 'connect-distributed.properties')
     assert props['sasl.mechanism'] == 'PLAIN'
-    assert rendered.properties('worker_plain', 'worker.properties') == {
+    assert rendered.properties('worker_plain', 'worker-secrets.properties') == {
         'sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required '
                             'username="connect" password="%s";' % PLAIN_PASSWORD}
+    assert props['sasl.jaas.config'] == rendered.properties('worker_plain', 'worker-secrets.properties')['sasl.jaas.config']
     assert 'listeners.https.ssl.keystore.location' not in props
     assert props['listeners'] == 'http://worker_plain:8083'
 
 
 def test_mtls_worker_presents_its_certificate(rendered: Any) -> None:
     props = rendered.properties('worker_mtls', 'connect-distributed.properties')
-    reference = '${file:/etc/kafka/connect/secrets/worker.properties:%s}'
     for prefix in CLIENT_PREFIXES:
         assert props[prefix + 'security.protocol'] == 'SSL'
         assert props[prefix + 'ssl.keystore.type'] == 'PKCS12'
         assert props[prefix + 'ssl.keystore.location'] == '/etc/kafka/tls/keystore.p12'
-        assert props[prefix + 'ssl.keystore.password'] == reference % 'ssl.keystore.password'
-        assert props[prefix + 'ssl.key.password'] == reference % 'ssl.key.password'
+        assert props[prefix + 'ssl.keystore.password'] == STORE_PASSWORD
+        assert props[prefix + 'ssl.key.password'] == STORE_PASSWORD
         assert prefix + 'sasl.mechanism' not in props
         assert prefix + 'sasl.jaas.config' not in props
-    assert rendered.properties('worker_mtls', 'worker.properties') == {
+    assert rendered.properties('worker_mtls', 'worker-secrets.properties') == {
         'ssl.keystore.password': STORE_PASSWORD, 'ssl.key.password': STORE_PASSWORD}
 
 
@@ -227,11 +238,11 @@ def test_gssapi_worker(rendered: Any) -> None:
     for prefix in CLIENT_PREFIXES:
         assert props[prefix + 'sasl.mechanism'] == 'GSSAPI'
         assert props[prefix + 'sasl.kerberos.service.name'] == 'kafka'
-        assert props[prefix + 'sasl.jaas.config'] == '${file:/etc/kafka/connect/secrets/worker.properties:sasl.jaas.config}'
-    assert rendered.properties('worker_gssapi', 'worker.properties') == {
-        'sasl.jaas.config': 'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
-                            'keyTab="/etc/kafka/connect/secrets/kafka-client.keytab" '
-                            'principal="connect/task-1.example.com@EXAMPLE.COM";'}
+    jaas = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+            'keyTab="/etc/kafka/connect/kafka-client.keytab" principal="connect/task-1.example.com@EXAMPLE.COM";')
+    for prefix in CLIENT_PREFIXES:
+        assert props[prefix + 'sasl.jaas.config'] == jaas
+    assert rendered.properties('worker_gssapi', 'worker-secrets.properties') == {'sasl.jaas.config': jaas}
     exec_start = rendered.exec_start('worker_gssapi', 'kafka-connect.service')
     assert ' -Djava.security.krb5.conf=/etc/kafka/connect/krb5.conf ' in exec_start
     assert 'java.security.auth.login.config' not in exec_start
@@ -245,7 +256,7 @@ def test_probe_logs_in_with_the_worker_settings_and_the_secrets_in_place(rendere
     assert probe['bootstrap.servers'] == worker['bootstrap.servers'] == 'broker-1:9094'
     for key in ('security.protocol', 'sasl.mechanism', 'ssl.truststore.type', 'ssl.truststore.location'):
         assert probe[key] == worker[key]
-    assert probe['sasl.jaas.config'] == rendered.properties('worker_scram_https', 'worker.properties')['sasl.jaas.config']
+    assert probe['sasl.jaas.config'] == rendered.properties('worker_scram_https', 'worker-secrets.properties')['sasl.jaas.config']
     # Only client settings: no REST, group or storage settings reach the probe.
     assert sorted(probe) == ['bootstrap.servers', 'sasl.jaas.config', 'sasl.mechanism', 'security.protocol',
                              'ssl.truststore.location', 'ssl.truststore.type']
@@ -261,4 +272,4 @@ def test_mtls_probe_presents_the_worker_certificate(rendered: Any) -> None:
 def test_gssapi_probe_uses_the_worker_keytab(rendered: Any) -> None:
     probe = rendered.properties('worker_gssapi', 'probe.properties')
     assert probe['sasl.kerberos.service.name'] == 'kafka'
-    assert 'keyTab="/etc/kafka/connect/secrets/kafka-client.keytab"' in probe['sasl.jaas.config']
+    assert 'keyTab="/etc/kafka/connect/kafka-client.keytab"' in probe['sasl.jaas.config']
