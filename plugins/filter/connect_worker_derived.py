@@ -43,7 +43,10 @@ options:
       rest_ssl_truststore_password: {description: REST trust store password; empty for none., type: str, required: true}
       rest_advertised_host: {description: Name of the worker in its certificate., type: str, required: true}
       rest_port: {description: Port of the REST server., type: int, required: true}
-      rest_listen_address: {description: "The address the REST listener binds: the plain HTTP health gate calls it (C(127.0.0.1) for every address).", type: str, required: true}
+      rest_listen_address:
+        description: The address the REST listener binds, which the plain HTTP health gate calls (C(127.0.0.1) for every address).
+        type: str
+        required: true
       metrics_address: {description: Address the JMX exporter agent binds., type: str, required: true}
       metrics_port: {description: Port of the JMX exporter agent., type: int, required: true}
       exporter_tls: {description: The JMX exporter agent serves HTTPS., type: bool, required: true}

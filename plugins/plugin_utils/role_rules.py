@@ -166,7 +166,6 @@ def connect_worker_errors(settings: Mapping[str, Any]) -> List[str]:
     return errors
 
 
-
 def kafka_release(version: Any) -> Optional[Tuple[int, int]]:
     """A Kafka version's major and minor numbers ('4.3.1' -> (4, 3)); None when it does not start with them."""
     match = re.match(r'^\s*(\d+)\.(\d+)', jinja_text(version))
