@@ -64,7 +64,8 @@ BAD_INPUTS: dict[str, tuple[str, list[str]]] = {
                               ["cannot reach Kafka at dst-kafka-1:19092"]),
     "malformed-bootstrap": ("connect_worker_bootstrap_servers=dst-kafka-1", ["comma-separated host:port list"]),
     "rest-open-to-the-network": ("connect_worker_rest_scheme=http connect_worker_rest_basic_auth=false",
-                                 ["the REST API would listen on 0.0.0.0:8083 with plain HTTP and no authentication",
+                                 # The listener binds the host's inventory address by default.
+                                 [f"the REST API would listen on {lab.CONNECT_WORKERS[0]}:8083 with plain HTTP and no authentication",
                                   "connect_worker_rest_insecure=true", "Nothing was changed."]),
     "wrong-password": ("connect_worker_kafka_sasl_password=not-the-password",
                        [REFUSED + f" SASL_SSL/{lab.scram_mechanism()} settings for connect", "SaslAuthenticationException",
