@@ -85,7 +85,7 @@ def connect_worker_derived(worker: Mapping[str, Any]) -> Dict[str, Any]:
     }
 
 
-def health_base_url(rest_https: Any, advertised_host: Any, port: Any, listen_address: Any = '0.0.0.0') -> str:
+def health_base_url(rest_https: Any, advertised_host: Any, port: Any, listen_address: Any) -> str:
     """How this host reaches its worker: HTTPS on the name in the certificate, else plain HTTP on the address the
     listener binds (loopback when it binds every address)."""
     host = 'https://%s' % advertised_host if rest_https else 'http://%s' % local_host(jinja_text(listen_address).strip())
